@@ -23,6 +23,8 @@ PYPI_CUDA_TOOLCHAIN = [
 
 
 def system_nvcc() -> str | None:
+    if os.environ.get("PK_CUDA_FROM_PYPI") == "1":  # force the PyPI toolchain (tests, CI images)
+        return None
     env = os.environ.get("CUDACXX")
     if env and os.path.exists(env):
         return env
