@@ -1,0 +1,330 @@
+// Hopper (sm_90a) k-grouped weight-gradient GEMM with on-the-fly row gathers.
+//
+//   out[g][m][n] (+)= sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]][m] * b[b_rows[r]][n]
+//
+// The reduction runs over token rows, so both operands arrive "K-major in rows": in wgmma terms
+// both are MN-major (m, resp. n, contiguous in shared memory), which wgmma takes for bf16 through
+// the descriptor's transpose bits.
+//
+// Structure: persistent, one CTA per SM, 3 warpgroups.
+//   warpgroup 0        producer: gathers 64-row chunks of A (64 x 128) and B (64 x BN) with 16-byte
+//                      cp.async into a kStages-deep shared-memory ring (128-byte swizzle), row
+//                      indices prefetched one chunk ahead; completion through cp.async.mbarrier.arrive.
+//   warpgroups 1 and 2 consumers: each owns 64 output rows of the 128 x BN tile, issues
+//                      wgmma m64nBNk16 (fp32 accumulators in registers), then stores its fp32
+//                      tile straight to global memory (optionally adding what is there).
+// Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
+// Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <cuda_bf16.h>
+#include <cute/arch/mma_sm90_gmma.hpp>
+
+namespace pk::sm90::kgrouped {
+
+constexpr int kBlockM = 128;       // output rows per tile (2 consumer warpgroups x 64)
+constexpr int kBlockK = 64;        // reduction rows per pipeline stage
+constexpr int kStages = 4;
+constexpr int kThreads = 384;      // producer warpgroup + 2 consumer warpgroups
+constexpr int kSpanBytes = 128;    // one swizzle span: 64 bf16 along M or N
+constexpr int kBlockBytes = kBlockK * kSpanBytes;  // a 64-row x 64-column block: 8 KiB
+
+template <int BN>
+struct Config {
+  static_assert(BN == 128 || BN == 256, "BN must be 128 or 256");
+  static constexpr int kABytes = kBlockK * kBlockM * 2;   // 16 KiB
+  static constexpr int kBBytes = kBlockK * BN * 2;        // 16 or 32 KiB
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kBarrierBytes = 2 * kStages * 8;
+  // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
+  static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;
+  static constexpr int kAccRegs = BN / 2;                 // 64 x BN fp32 over 128 threads
+};
+
+struct Params {
+  const __nv_bfloat16* a;   // [a_num_rows, M]
+  const int* a_rows;        // [R] or nullptr (identity)
+  const __nv_bfloat16* b;   // [b_num_rows, N]
+  const int* b_rows;        // [R] or nullptr
+  const int* offsets;       // [G + 1], device
+  float* out;               // [G, M, N]
+  int64_t a_num_rows, b_num_rows, num_rows;  // num_rows = R
+  int M, N, num_groups;
+  int tiles_m, tiles_n, num_tiles;
+  int accumulate;
+};
+
+// ---- small PTX helpers ------------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// Arrives on `bar` once all of this thread's earlier cp.async copies have landed (counts as one
+// of the barrier's expected arrivals).
+__device__ __forceinline__ void cp_async_arrive_noinc(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// 16-byte global -> shared copy; src_bytes 0 writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// wgmma shared-memory descriptor, 128-byte swizzle. For an MN-major operand laid out as
+// [MN/64 blocks][K rows][64 elements], LBO = stride between 64-wide MN blocks and
+// SBO = stride between 8-row groups of K (CuTe: ((8,n),(8,k)):((1,LBO),(8,SBO)) in 16-byte units).
+__device__ __forceinline__ uint64_t make_desc_mn_sw128(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  uint64_t d = 0;
+  d |= static_cast<uint64_t>((addr & 0x3FFFF) >> 4);
+  d |= static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16;
+  d |= static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32;
+  d |= static_cast<uint64_t>(1) << 62;  // layout type: 128-byte swizzle
+  return d;
+}
+
+template <int BN>
+struct Mma;
+template <>
+struct Mma<256> {
+  using Op = cute::SM90::GMMA::MMA_64x256x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::MN, cute::SM90::GMMA::Major::MN>;
+};
+template <>
+struct Mma<128> {
+  using Op = cute::SM90::GMMA::MMA_64x128x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::MN, cute::SM90::GMMA::Major::MN>;
+};
+
+template <int BN, int... I>
+__device__ __forceinline__ void wgmma_call(uint64_t da, uint64_t db, float* acc,
+                                           std::integer_sequence<int, I...>) {
+  Mma<BN>::Op::fma(da, db, acc[I]..., cute::SM90::GMMA::ScaleOut::One);
+}
+
+// ---- tile bookkeeping -------------------------------------------------------------------------
+
+struct TileInfo {
+  int group, m0, n0;
+  int64_t start, end;  // reduction rows [start, end), clipped to [0, R]
+};
+
+__device__ __forceinline__ TileInfo tile_info(const Params& p, int tile) {
+  TileInfo t;
+  const int per_group = p.tiles_m * p.tiles_n;
+  t.group = tile / per_group;
+  const int rem = tile - t.group * per_group;
+  const int mt = rem / p.tiles_n;
+  t.m0 = mt * kBlockM;
+  t.n0 = (rem - mt * p.tiles_n);  // scaled by BN by the caller
+  int64_t s = __ldg(p.offsets + t.group), e = __ldg(p.offsets + t.group + 1);
+  s = s < 0 ? 0 : (s > p.num_rows ? p.num_rows : s);
+  e = e < s ? s : (e > p.num_rows ? p.num_rows : e);
+  t.start = s;
+  t.end = e;
+  return t;
+}
+
+__device__ __forceinline__ int num_chunks(const TileInfo& t) {
+  return static_cast<int>((t.end - t.start + kBlockK - 1) / kBlockK);
+}
+
+// ---- the kernel -------------------------------------------------------------------------------
+
+template <int BN>
+__global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Params p) {
+  using Cfg = Config<BN>;
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  const uint32_t smem_base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t bar_base = smem_base + kStages * Cfg::kStageBytes;
+  auto full_bar = [&](int s) { return bar_base + 8u * s; };
+  auto empty_bar = [&](int s) { return bar_base + 8u * (kStages + s); };
+  auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
+  auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full_bar(s), 128);  // every producer thread arrives (through cp.async)
+      mbar_init(empty_bar(s), 2);   // one arrival per consumer warpgroup
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    // ================= producer: gathered cp.async loads =================
+    const int pt = threadIdx.x;
+    const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j = 0..3
+    const int piece = pt & 7;    // 16-byte piece within each 128-byte span
+    // Swizzled byte offset of this thread's piece; row & 7 == row_in & 7 for all four rows.
+    const uint32_t swz = static_cast<uint32_t>((piece ^ (row_in & 7)) << 4);
+    const uint32_t row_off = static_cast<uint32_t>(row_in) * kSpanBytes + swz;
+
+    int tile = blockIdx.x;
+    int chunk = 0;
+    TileInfo ti;
+    auto settle = [&]() {  // move (tile, chunk) to the next tile that has rows left
+      while (tile < p.num_tiles) {
+        ti = tile_info(p, tile);
+        if (static_cast<int64_t>(chunk) * kBlockK < ti.end - ti.start) return;
+        tile += gridDim.x;
+        chunk = 0;
+      }
+    };
+    // Row indices of (ti, chunk) for this thread's 4 rows; -1 = zero-fill.
+    auto load_rows = [&](const TileInfo& t, int c, int (&ia)[4], int (&ib)[4]) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int64_t r = t.start + static_cast<int64_t>(c) * kBlockK + row_in + 16 * j;
+        int xa = -1, xb = -1;
+        if (r < t.end) {
+          xa = p.a_rows ? __ldg(p.a_rows + r) : static_cast<int>(r);
+          xb = p.b_rows ? __ldg(p.b_rows + r) : static_cast<int>(r);
+        }
+        ia[j] = xa;
+        ib[j] = xb;
+      }
+    };
+
+    settle();
+    int ia[4], ib[4];
+    if (tile < p.num_tiles) load_rows(ti, chunk, ia, ib);
+    uint32_t it = 0;
+    while (tile < p.num_tiles) {
+      const TileInfo cur = ti;
+      // Advance and prefetch the next chunk's row indices before waiting on the ring.
+      ++chunk;
+      settle();
+      int na[4], nb[4];
+      if (tile < p.num_tiles) load_rows(ti, chunk, na, nb);
+
+      const int s = static_cast<int>(it % kStages);
+      const uint32_t phase = (it / kStages) & 1u;
+      mbar_wait(empty_bar(s), phase ^ 1u);
+
+      const uint32_t sa = stage_a(s) + row_off;
+      const uint32_t sb = stage_b(s) + row_off;
+      const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
+      const __nv_bfloat16* b_col = p.b + static_cast<int64_t>(cur.n0) * BN + piece * 8;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const bool va = static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
+        const bool vb = static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
+        const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
+        const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
+        const uint32_t ra = sa + j * 16 * kSpanBytes;
+        const uint32_t rb = sb + j * 16 * kSpanBytes;
+#pragma unroll
+        for (int q = 0; q < kBlockM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+#pragma unroll
+        for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
+      }
+      cp_async_arrive_noinc(full_bar(s));
+      ++it;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        ia[j] = na[j];
+        ib[j] = nb[j];
+      }
+    }
+    // Keep the CTA alive until our copies have landed (consumers wait on them anyway).
+    asm volatile("cp.async.wait_all;" ::: "memory");
+  } else {
+    // ================= consumers: wgmma + fp32 epilogue =================
+    const int cw = wg - 1;             // which 64-row half of the tile
+    const int t = threadIdx.x & 127;
+    const int warp = t >> 5, lane = t & 31;
+    float acc[Cfg::kAccRegs];
+    uint32_t it = 0;
+    for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+      const TileInfo ti = tile_info(p, tile);
+      const int nch = num_chunks(ti);
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.f;
+      int prev_s = -1;
+      for (int c = 0; c < nch; ++c) {
+        const int s = static_cast<int>(it % kStages);
+        const uint32_t phase = (it / kStages) & 1u;
+        mbar_wait(full_bar(s), phase);
+        fence_proxy_async_smem();  // cp.async (generic proxy) writes -> wgmma (async proxy) reads
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
+        cute::warpgroup_arrive();
+#pragma unroll
+        for (int kk = 0; kk < kBlockK / 16; ++kk) {
+          // 16 reduction rows = two 8-row groups of 1024 bytes.
+          const uint64_t da = make_desc_mn_sw128(stage_a(s) + cw * kBlockBytes + kk * 2048,
+                                                 kBlockBytes, 1024);
+          const uint64_t db = make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024);
+          wgmma_call<BN>(da, db, acc, std::make_integer_sequence<int, Cfg::kAccRegs>{});
+        }
+        cute::warpgroup_commit_batch();
+        cute::warpgroup_wait<1>();
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
+        if (prev_s >= 0 && t == 0) mbar_arrive(empty_bar(prev_s));
+        prev_s = s;
+        ++it;
+      }
+      cute::warpgroup_wait<0>();
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
+      if (prev_s >= 0 && t == 0) mbar_arrive(empty_bar(prev_s));
+
+      // Epilogue. Accumulator fragment of wgmma m64nBN (fp32): register 4j + 2h + e holds
+      // row 16 warp + lane/4 + 8h, column 8j + 2 (lane % 4) + e.
+      const int64_t row0 = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + warp * 16 + (lane >> 2);
+      float* base = p.out + row0 * p.N + static_cast<int64_t>(ti.n0) * BN + 2 * (lane & 3);
+      if (p.accumulate) {
+        if (nch == 0) continue;  // nothing to add: leave out[g] untouched
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * j);
+            float2 v = *dst;
+            v.x += acc[4 * j + 2 * h];
+            v.y += acc[4 * j + 2 * h + 1];
+            *dst = v;
+          }
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * j);
+            *dst = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace pk::sm90::kgrouped

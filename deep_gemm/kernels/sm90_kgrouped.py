@@ -1,0 +1,78 @@
+"""Hopper k-grouped weight-gradient GEMM (the token dimension is the reduction), rows gathered
+on the fly. Kernel: csrc/sm90/kgrouped_wgrad.cuh, entry point csrc/api/sm90_kgrouped.cu.
+
+    out[g] = (accumulate ? out[g] : 0) + sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]]^T (x) b[b_rows[r]]
+
+The MoE backward uses it twice (sorted pair r, token(r) = its token index):
+    dW2[e] [H, I]  = sum_r dy[token(r)] (x) hw[r]:  a = dy [T, H], a_rows = token(r); b = hw [T*K, I]
+    dW1[e] [2I, H] = sum_r dz[r] (x) x[token(r)]:   a = dz [T*K, 2I];  b = x [T, H], b_rows = token(r)
+offsets lives on the device and is never read on the host (no sync: CUDA-graph capturable).
+"""
+from __future__ import annotations
+
+import ctypes
+
+import torch
+
+from .._backend import backend_for, ptr, stream_of
+from .._checks import check_tensor
+from . import NotSupportedHere
+
+_ENTRY = "pk_sm90_k_grouped_wgrad"
+
+
+def _lib(device: torch.device):
+    backend = backend_for(device)
+    if not backend.has(_ENTRY):
+        raise NotSupportedHere(f"backend {backend.name} for {device} has no {_ENTRY}")
+    return backend.lib
+
+
+def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tensor,
+                    b_rows: torch.Tensor | None, offsets: torch.Tensor, out: torch.Tensor,
+                    accumulate: bool = False, *, _max_ctas: int = 0,
+                    _block_n: int = 0) -> torch.Tensor:
+    """out[g] (+)= sum over reduction rows r of group g of a[a_rows[r]]^T (x) b[b_rows[r]], in fp32.
+
+    a: bf16 [Ra, M]; a_rows: int32 [R] or None (row r of a); b: bf16 [Rb, N]; b_rows: int32 [R] or
+    None; offsets: int32 [G+1] on the GPU (group g owns rows offsets[g]..offsets[g+1]-1; rows at
+    or past offsets[G] are ignored); out: fp32 [G, M, N]. R = len(a_rows) if given, else Ra (and
+    likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
+    (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
+    """
+    check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
+    dev = a.device
+    check_tensor("b", b, dtypes=(torch.bfloat16,), ndim=2, device=dev)
+    check_tensor("offsets", offsets, dtypes=(torch.int32,), ndim=1, device=dev)
+    check_tensor("out", out, dtypes=(torch.float32,), ndim=3, device=dev)
+    for name, rows in (("a_rows", a_rows), ("b_rows", b_rows)):
+        if rows is not None:
+            check_tensor(name, rows, dtypes=(torch.int32,), ndim=1, device=dev)
+    r_a = a_rows.numel() if a_rows is not None else a.shape[0]
+    r_b = b_rows.numel() if b_rows is not None else b.shape[0]
+    if r_a != r_b:
+        raise ValueError(f"a_rows/b_rows: the reduction length must agree: {r_a} rows on the a side "
+                         f"(len(a_rows) or a.shape[0]) vs {r_b} on the b side")
+    num_groups = offsets.numel() - 1
+    if num_groups < 0:
+        raise ValueError("offsets must have G+1 >= 1 entries")
+    M, N = a.shape[1], b.shape[1]
+    if tuple(out.shape) != (num_groups, M, N):
+        raise ValueError(f"out must have shape [{num_groups}, {M}, {N}] (G from offsets, M from a, "
+                         f"N from b), got {list(out.shape)}")
+    if dev.type != "cuda":
+        raise NotSupportedHere("k_grouped_wgrad: CPU tensors")
+    if M % 128 or N % 128:
+        raise NotSupportedHere(f"k_grouped_wgrad needs M and N multiples of 128, got M={M} N={N}")
+    if max(r_a, a.shape[0], b.shape[0]) >= 2**31:
+        raise NotSupportedHere("k_grouped_wgrad: more than 2^31 reduction rows")
+    if num_groups == 0:
+        return out
+    lib = _lib(dev)
+    with torch.cuda.device(dev):
+        lib.call(_ENTRY, ptr(a), ptr(a_rows), ctypes.c_int64(a.shape[0]), ptr(b), ptr(b_rows),
+                 ctypes.c_int64(b.shape[0]), ctypes.c_int64(r_a), ptr(offsets),
+                 ctypes.c_int(num_groups), ctypes.c_int(M), ctypes.c_int(N), ptr(out),
+                 ctypes.c_int(1 if accumulate else 0), ctypes.c_int(int(_max_ctas)),
+                 ctypes.c_int(int(_block_n)), stream_of(dev))
+    return out

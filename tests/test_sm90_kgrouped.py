@@ -1,0 +1,228 @@
+"""Hopper k-grouped weight-gradient GEMM (deep_gemm/kernels/sm90_kgrouped.py) against float64."""
+import pytest
+import torch
+
+from deep_gemm.kernels import NotSupportedHere
+from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad
+
+
+def reference_wgrad(a, a_rows, b, b_rows, offsets, out0=None):
+    """float64 reference; offsets is a host list."""
+    G = len(offsets) - 1
+    M, N = a.shape[1], b.shape[1]
+    ref = torch.zeros(G, M, N, dtype=torch.float64, device=a.device)
+    if out0 is not None:
+        ref += out0.double()
+    for g in range(G):
+        s, e = offsets[g], offsets[g + 1]
+        if e == s:
+            continue
+        r = torch.arange(s, e, device=a.device)
+        ia = a_rows[s:e].long() if a_rows is not None else r
+        ib = b_rows[s:e].long() if b_rows is not None else r
+        ref[g] += a[ia].double().t() @ b[ib].double()
+    return ref
+
+
+def make_case(counts, M, N, *, gather_a, gather_b, extra_rows, gen, src_rows=None):
+    """Random operands for the given per-group row counts. A gathered side draws its rows from a
+    source of src_rows rows; its index entries past offsets[G] are -1."""
+    dev = torch.device("cuda")
+    G = len(counts)
+    offsets = [0]
+    for c in counts:
+        offsets.append(offsets[-1] + c)
+    R = offsets[-1] + extra_rows
+    src_rows = src_rows or max(R // 4, 1)
+
+    def side(gather, cols):
+        if gather:
+            rows = torch.randint(0, src_rows, (R,), generator=gen, dtype=torch.int32)
+            rows[offsets[-1]:] = -1
+            t = torch.randn(src_rows, cols, generator=gen).to(torch.bfloat16)
+            return t.to(dev), rows.to(dev)
+        return torch.randn(R, cols, generator=gen).to(torch.bfloat16).to(dev), None
+
+    a, a_rows = side(gather_a, M)
+    b, b_rows = side(gather_b, N)
+    off = torch.tensor(offsets, dtype=torch.int32, device=dev)
+    return a, a_rows, b, b_rows, off, offsets
+
+
+def rel_l2(x, ref):
+    x = x.double()
+    den = ref.norm().item()
+    return (x - ref).norm().item() / (den if den > 0 else 1.0)
+
+
+def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_rows=0,
+                  accumulate=False, max_ctas=0, block_n=0, tol=1e-2):
+    a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=gather_a,
+                                                   gather_b=gather_b, extra_rows=extra_rows, gen=gen)
+    G = len(counts)
+    if accumulate:
+        out = torch.randn(G, M, N, generator=gen).cuda()
+        out0 = out.clone()
+    else:
+        out = torch.full((G, M, N), float("nan"), device="cuda")
+        out0 = None
+    k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=accumulate, _max_ctas=max_ctas,
+                    _block_n=block_n)
+    torch.cuda.synchronize()
+    ref = reference_wgrad(a, a_rows, b, b_rows, offsets, out0)
+    assert torch.isfinite(out).all(), "unwritten (NaN) or non-finite outputs"
+    err = rel_l2(out, ref)
+    assert err <= tol, f"relative L2 error {err:.3e}"
+    for g, c in enumerate(counts):  # empty groups: exactly zero, or untouched when accumulating
+        if c == 0:
+            want = out0[g] if accumulate else torch.zeros_like(out[g])
+            assert torch.equal(out[g], want), f"group {g} (empty) was modified"
+    return err
+
+
+def routed_rows(T, K, E, gen, skew=False):
+    """Token index of each sorted (token, slot) pair and per-expert counts, like the MoE backward."""
+    if skew:
+        idx = torch.randint(0, E, (T, K), generator=gen)
+        idx[torch.rand(T, K, generator=gen) < 0.7] = 0
+    else:
+        idx = torch.argsort(torch.rand(T, E, generator=gen), dim=1)[:, :K]
+    flat = idx.reshape(-1)
+    order = torch.argsort(flat, stable=True)
+    tokens = (order // K).to(torch.int32)
+    counts = torch.bincount(flat, minlength=E).tolist()
+    return tokens, counts
+
+
+# ---- argument checks (CPU: no GPU needed) ---------------------------------------------------
+
+def _cpu_args():
+    a = torch.zeros(8, 128, dtype=torch.bfloat16)
+    b = torch.zeros(8, 128, dtype=torch.bfloat16)
+    off = torch.tensor([0, 4, 8], dtype=torch.int32)
+    out = torch.zeros(2, 128, 128)
+    return a, None, b, None, off, out
+
+
+@pytest.mark.parametrize("field,value,exc,match", [
+    (0, torch.zeros(8, 128), TypeError, "a must have dtype bfloat16"),
+    (2, torch.zeros(8, 128, dtype=torch.bfloat16).t(), ValueError, "b must"),
+    (1, torch.zeros(5, dtype=torch.int32), ValueError, "a_rows"),
+    (3, torch.zeros(8, dtype=torch.int64), TypeError, "b_rows must have dtype int32"),
+    (4, torch.tensor([0, 4, 8]), TypeError, "offsets must have dtype int32"),
+    (5, torch.zeros(2, 128, 256), ValueError, "out must have shape"),
+    (5, torch.zeros(2, 128, 128, dtype=torch.bfloat16), TypeError, "out must have dtype float32"),
+])
+def test_argument_errors(field, value, exc, match):
+    args = list(_cpu_args())
+    args[field] = value
+    with pytest.raises(exc, match=match):
+        k_grouped_wgrad(*args)
+
+
+def test_cpu_and_odd_shapes_not_supported():
+    with pytest.raises(NotSupportedHere):
+        k_grouped_wgrad(*_cpu_args())
+    a = torch.zeros(8, 96, dtype=torch.bfloat16)
+    args = list(_cpu_args())
+    args[0], args[5] = a, torch.zeros(2, 96, 128)
+    with pytest.raises(NotSupportedHere):
+        k_grouped_wgrad(*args)
+
+
+# ---- GPU ----------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True), (True, True), (False, False)])
+@pytest.mark.parametrize("M,N", [(128, 128), (256, 384), (384, 256), (128, 512)])
+def test_small_shapes(gather_a, gather_b, M, N, rng):
+    counts = [0, 1, 63, 64, 65, 200, 0, 129]  # empty, single row, not multiples of 64
+    run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=37)
+
+
+@pytest.mark.gpu
+def test_forced_block_n_128(rng):
+    run_and_check([70, 0, 300], 256, 512, rng, gather_a=True, gather_b=True, extra_rows=3,
+                  block_n=128)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("N", [256, 384])
+def test_accumulate(N, rng):
+    run_and_check([5, 0, 300, 77], 256, N, rng, gather_a=True, gather_b=True, extra_rows=10,
+                  accumulate=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("N", [256, 128])
+def test_persistent_loop_few_ctas(N, rng):
+    # 3 CTAs walk many tiles each: pipeline phases wrap many times, tiles change mid-ring.
+    counts = torch.randint(0, 300, (16,), generator=rng).tolist()
+    counts[3] = 0
+    run_and_check(counts, 384, N, rng, gather_a=True, gather_b=False, extra_rows=5, max_ctas=3)
+
+
+@pytest.mark.gpu
+def test_skewed_groups(rng):
+    counts = [0] * 16
+    counts[0], counts[7], counts[15] = 5000, 3, 1
+    run_and_check(counts, 256, 512, rng, gather_a=False, gather_b=True, extra_rows=100)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["30B", "235B"])
+@pytest.mark.parametrize("which", ["dW2", "dW1"])
+@pytest.mark.parametrize("skew", [False, True])
+def test_moe_shapes(shape, which, skew, rng):
+    """The two MoE uses at the real H/I, with T = 1024 tokens (top-8, 128 experts)."""
+    H, I = (2048, 768) if shape == "30B" else (4096, 1536)
+    T, K, E = 1024, 8, 128
+    tokens, counts = routed_rows(T, K, E, rng, skew=skew)
+    dev = torch.device("cuda")
+    R = T * K
+    offsets = [0]
+    for c in counts:
+        offsets.append(offsets[-1] + c)
+    off = torch.tensor(offsets, dtype=torch.int32, device=dev)
+    tok = tokens.to(dev)
+    if which == "dW2":  # a = dy [T, H] gathered by token, b = hw [T*K, I] sorted
+        a = torch.randn(T, H, generator=rng).to(torch.bfloat16).to(dev)
+        b = torch.randn(R, I, generator=rng).to(torch.bfloat16).to(dev)
+        a_rows, b_rows, M, N = tok, None, H, I
+    else:  # a = dz [T*K, 2I] sorted, b = x [T, H] gathered by token
+        a = torch.randn(R, 2 * I, generator=rng).to(torch.bfloat16).to(dev)
+        b = torch.randn(T, H, generator=rng).to(torch.bfloat16).to(dev)
+        a_rows, b_rows, M, N = None, tok, 2 * I, H
+    out = torch.full((E, M, N), float("nan"), device=dev)
+    k_grouped_wgrad(a, a_rows, b, b_rows, off, out)
+    ref = reference_wgrad(a, a_rows, b, b_rows, offsets)
+    assert torch.isfinite(out).all()
+    err = rel_l2(out, ref)
+    assert err <= 1e-2, f"relative L2 error {err:.3e}"
+
+
+@pytest.mark.gpu
+def test_graph_capture_no_host_sync(rng):
+    """offsets is only read on the device: capture once, change the routing, replay."""
+    M, N, G = 256, 256, 6
+    counts = [100, 0, 64, 1, 300, 7]
+    a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=True, gather_b=True,
+                                                   extra_rows=50, gen=rng)
+    out = torch.full((G, M, N), float("nan"), device="cuda")
+    k_grouped_wgrad(a, a_rows, b, b_rows, off, out)  # warm-up (library load) outside the capture
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        k_grouped_wgrad(a, a_rows, b, b_rows, off, out)
+    new_counts = [0, 250, 10, 0, 200, 62]
+    new_offsets = [0]
+    for c in new_counts:
+        new_offsets.append(new_offsets[-1] + c)
+    off.copy_(torch.tensor(new_offsets, dtype=torch.int32))
+    a_rows.copy_(torch.randint(0, a.shape[0], a_rows.shape, generator=rng, dtype=torch.int32))
+    b_rows.copy_(torch.randint(0, b.shape[0], b_rows.shape, generator=rng, dtype=torch.int32))
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    ref = reference_wgrad(a, a_rows, b, b_rows, new_offsets)
+    assert torch.isfinite(out).all()
+    assert rel_l2(out, ref) <= 1e-2
