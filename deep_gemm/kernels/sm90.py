@@ -1,4 +1,161 @@
 """Hopper (sm_90a) native implementations: ctypes calls into libprime_kernels_sm90.so.
 
 See deep_gemm/kernels/__init__.py for the rule: same names and signatures as deep_gemm.reference.
+
+MoE layer (bf16), kernels in csrc/sm90/ (one persistent warp-specialized wgmma kernel family,
+csrc/sm90/grouped_gemm.cuh), entry points csrc/api/sm90_moe.cu and sm90_grouped_gemm.cu:
+
+  forward   1. GEMM 1: x rows gathered by cp.async in the A load, . W13[e]^T, SwiGLU epilogue
+               -> z_sorted [T*K, 2I] (saved) and h [T*K, I] (transient)
+            2. GEMM 2: h . W2[e]^T -> o [T*K, H] (transient, bf16, contiguous sorted rows)
+            3. combine: y[t] = sum_k w[t,k] o[pos(t,k)]   (gather-and-sum, fixed order)
+  backward  1. dy rows gathered . W2[e] (W2 read MN-major), SwiGLU-backward epilogue reloading z
+               -> dz [T*K, 2I] (weight folded in), h*w [T*K, I], partial <dA, h> [T*K, I/128]
+            2. dX: dz . W13[e] (MN-major) -> [T*K, H], then gather-sum to tokens + d(topk_weights)
+            3. dW2 = sum dy[tok]^T (h w), dW1 = sum dz^T x[tok]: k-grouped GEMMs gathering rows
+               (kernels/sm90_kgrouped.py); a torch fallback when that kernel cannot take a case.
+Nothing reads routing counts on the host: the layer is CUDA-graph capturable.
 """
+from __future__ import annotations
+
+import ctypes
+import os
+
+import torch
+
+from .._backend import backend_for, ptr, stream_of
+from . import NotSupportedHere
+
+_BF16 = torch.bfloat16
+
+
+def _lib(device: torch.device, entry: str):
+    b = backend_for(device)
+    if not b.has(entry):
+        raise NotSupportedHere(f"backend {b.name} for {device} has no {entry}")
+    return b.lib
+
+
+def _clamp_arg(activation_clamp) -> ctypes.c_float:
+    return ctypes.c_float(0.0 if activation_clamp is None else float(activation_clamp))
+
+
+def _check_moe(x, topk_idx, topk_weights, w13, w2, precision):
+    if precision != "bf16":
+        raise NotSupportedHere(f"precision={precision!r}: the sm90 MoE kernels are bf16 only so far")
+    if x.device.type != "cuda":
+        raise NotSupportedHere("CPU tensors")
+    if x.dtype != _BF16 or w13.dtype != _BF16 or w2.dtype != _BF16:
+        raise NotSupportedHere("x, w13 and w2 must be bfloat16")
+    if x.dim() != 2 or w13.dim() != 3 or w2.dim() != 3 or topk_idx.dim() != 2:
+        raise NotSupportedHere("unexpected ranks")
+    T, H = x.shape
+    K = topk_idx.shape[1]
+    E, I2, H1 = w13.shape
+    I = I2 // 2
+    if H1 != H or tuple(w2.shape) != (E, H, I):
+        raise NotSupportedHere("shape mismatch between x, w13 and w2")
+    if H % 64 or I % 128:
+        raise NotSupportedHere(f"needs H % 64 == 0 and I % 128 == 0 (H={H}, I={I})")
+    if not (1 <= K <= 64) or E > 1024:
+        raise NotSupportedHere(f"needs 1 <= K <= 64 and E <= 1024 (K={K}, E={E})")
+    if T * K >= 2**31:
+        raise NotSupportedHere("too many pairs")
+    return T, H, K, E, I
+
+
+def _c(t: torch.Tensor) -> torch.Tensor:
+    return t if t.is_contiguous() else t.contiguous()
+
+
+def _m_grouped(lib, a, lda, a_index, topk, b, b_mn_major, num_groups, n, k, group_mode, sizes, max_m,
+               max_rows, out, ld_out, dev):
+    lib.call("pk_sm90_m_grouped_gemm_bf16", ptr(a), ctypes.c_int64(lda), ptr(a_index), ctypes.c_int(topk),
+             ptr(b), ctypes.c_int(b_mn_major), ctypes.c_int(num_groups), ctypes.c_int(n), ctypes.c_int(k),
+             ctypes.c_int(group_mode), ptr(sizes), ctypes.c_int(max_m), ctypes.c_int64(max_rows), ptr(out),
+             ctypes.c_int64(ld_out), stream_of(dev))
+
+
+def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, precision):
+    T, H, K, E, I = _check_moe(x, topk_idx, topk_weights, w13, w2, precision)
+    dev = x.device
+    _, offsets, sorted_pair, pair_to_sorted = routing
+    n = T * K
+    z = torch.empty(n, 2 * I, dtype=_BF16, device=dev)
+    y = torch.empty(T, H, dtype=_BF16, device=dev)
+    if n == 0:
+        return y, z
+    lib = _lib(dev, "pk_sm90_moe_gemm1_swiglu")
+    x, w13, w2 = _c(x), _c(w13), _c(w2)
+    tw = _c(topk_weights.to(torch.float32))
+    h = torch.empty(n, I, dtype=_BF16, device=dev)
+    o = torch.empty(n, H, dtype=_BF16, device=dev)
+    with torch.cuda.device(dev):
+        s = stream_of(dev)
+        lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
+                 ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h),
+                 _clamp_arg(activation_clamp), s)
+        _m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, offsets, 0, n, o, H, dev)
+        lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
+                 ptr(pair_to_sorted), ptr(tw), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s)
+    return y, z
+
+
+def _wgrad_torch(a, a_rows, b, b_rows, offsets, out):
+    """Fallback k-grouped weight gradient (host-synchronising loop): out[g] = sum a[ra]^T b[rb]."""
+    off = [int(v) for v in offsets.tolist()]
+    out.zero_()
+    for g in range(len(off) - 1):
+        lo, hi = off[g], off[g + 1]
+        if lo == hi:
+            continue
+        aa = a[a_rows[lo:hi].long()] if a_rows is not None else a[lo:hi]
+        bb = b[b_rows[lo:hi].long()] if b_rows is not None else b[lo:hi]
+        out[g] = aa.float().T @ bb.float()
+    return out
+
+
+def _wgrad(a, a_rows, b, b_rows, offsets, out):
+    if os.environ.get("PK_MOE_WGRAD", "native") != "torch":
+        try:
+            from .sm90_kgrouped import k_grouped_wgrad
+            return k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out)
+        except (ImportError, NotSupportedHere):
+            pass
+    return _wgrad_torch(a, a_rows, b, b_rows, offsets, out)
+
+
+def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, activation_clamp, precision):
+    T, H, K, E, I = _check_moe(x, topk_idx, topk_weights, w13, w2, precision)
+    dev = x.device
+    _, offsets, sorted_pair, pair_to_sorted = routing
+    n = T * K
+    f32 = dict(dtype=torch.float32, device=dev)
+    dx = torch.empty(T, H, dtype=_BF16, device=dev)
+    dw13 = torch.empty(E, 2 * I, H, **f32)
+    dw2 = torch.empty(E, H, I, **f32)
+    dtw = torch.empty(T, K, **f32)
+    if n == 0:
+        return dx, dw13.zero_(), dw2.zero_(), dtw
+    if dy.dtype != _BF16:
+        raise NotSupportedHere("dy must be bfloat16")
+    lib = _lib(dev, "pk_sm90_moe_dh_swiglu_bwd")
+    dy, x, w13, w2, z_sorted = _c(dy), _c(x), _c(w13), _c(w2), _c(z_sorted)
+    tw = _c(topk_weights.to(torch.float32))
+    dz = torch.empty(n, 2 * I, dtype=_BF16, device=dev)
+    hw = torch.empty(n, I, dtype=_BF16, device=dev)
+    parts = I // 128
+    part = torch.empty(n, parts, **f32)
+    dxs = torch.empty(n, H, dtype=_BF16, device=dev)
+    with torch.cuda.device(dev):
+        s = stream_of(dev)
+        lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
+                 ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z_sorted),
+                 ptr(tw), ptr(dz), ptr(hw), ptr(part), _clamp_arg(activation_clamp), s)
+        _m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, offsets, 0, n, dxs, H, dev)
+        lib.call("pk_sm90_token_combine", ptr(dxs), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
+                 ptr(pair_to_sorted), ptr(None), ptr(dx), ptr(part), ctypes.c_int(parts), ptr(dtw), s)
+    tok = torch.div(sorted_pair, K, rounding_mode="floor").to(torch.int32)
+    _wgrad(dy, tok, hw, None, offsets, dw2)
+    _wgrad(dz, None, x, tok, offsets, dw13)
+    return dx, dw13, dw2, dtw

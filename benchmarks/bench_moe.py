@@ -1,0 +1,241 @@
+"""One-command MoE layer benchmark on one GPU (Hopper): ours vs the TorchTitan-style torch path.
+
+    PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python benchmarks/bench_moe.py [--shapes 30b,235b] [--json out.json]
+
+T = 16384 tokens, E = 128 experts, top-8, uniform random routing, bf16. Times (CUDA events, warm-up,
+median of --reps): our forward (routing + fused forward), backward, forward+backward; the torch
+layer (argsort + gather + torch._grouped_mm + silu*up + torch._grouped_mm + weighting + index_add_,
+autograd for the backward); a dense 8192^3 bf16 matmul as the ceiling. FLOPs: forward 6*T*K*H*I,
+backward twice that.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
+
+
+def bench(fn, reps=20, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def dense_ceiling(reps):
+    n = 8192
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    ms = bench(lambda: a @ b, reps=reps)
+    return 2 * n ** 3 / ms / 1e9
+
+
+def torch_layer(x, idx, w, w13, w2):
+    """TorchTitan-style grouped-mm MoE (the baseline)."""
+    T, K = idx.shape
+    E = w13.shape[0]
+    flat = idx.reshape(-1)
+    order = torch.argsort(flat, stable=True)
+    counts = torch.bincount(flat, minlength=E)
+    offs = torch.cumsum(counts, 0, dtype=torch.int32)
+    tok = order // K
+    xs = x[tok]
+    gu = torch._grouped_mm(xs, w13.transpose(-2, -1), offs=offs)
+    I = w13.shape[1] // 2
+    h = F.silu(gu[:, :I]) * gu[:, I:]
+    o = torch._grouped_mm(h, w2.transpose(-2, -1), offs=offs)
+    o = o * w.reshape(-1)[order, None].to(o.dtype)
+    return torch.zeros_like(x).index_add_(0, tok, o)
+
+
+def run_shape(name, T, E, K, reps, out):
+    import deep_gemm
+    from deep_gemm.kernels import sm90
+    H, I = SHAPES[name]
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    x = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
+    w13 = (torch.randn(E, 2 * I, H, device=dev, generator=g) / H ** 0.5).to(torch.bfloat16)
+    w2 = (torch.randn(E, H, I, device=dev, generator=g) / I ** 0.5).to(torch.bfloat16)
+    idx = torch.rand(T, E, device=dev, generator=g).topk(K, dim=-1).indices
+    w = torch.softmax(torch.randn(T, K, device=dev, generator=g), -1)
+    dy = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
+    flops_f = 6 * T * K * H * I
+    res = {"shape": name, "T": T, "E": E, "K": K, "H": H, "I": I}
+
+    def ours_fwd():
+        r = deep_gemm.moe_routing(idx, E, validate=False)
+        return r, sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
+
+    r, (y, z) = ours_fwd()
+    res["ours_fwd_ms"] = bench(ours_fwd, reps)
+    res["ours_bwd_ms"] = bench(lambda: sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, None, "bf16"), reps)
+
+    def ours_fb():
+        r2, (y2, z2) = ours_fwd()
+        return sm90.moe_backward(dy, x, idx, w, w13, w2, r2, z2, None, "bf16")
+
+    del y, z
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    ours_fb()
+    torch.cuda.synchronize()
+    res["ours_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+    res["ours_fwdbwd_ms"] = bench(ours_fb, reps)
+    # saved for backward per token: x row + z rows + routing (counts/offsets amortised ~0)
+    res["saved_bytes_per_token"] = 2 * H + K * 2 * I * 2 + K * 4 * 2
+
+    # torch path
+    xr, w13r, w2r, wr = (t.detach().clone().requires_grad_() for t in (x, w13, w2, w))
+    res["torch_fwd_ms"] = bench(lambda: torch_layer(xr, idx, wr, w13r, w2r), reps)
+
+    def torch_fb():
+        yt = torch_layer(xr, idx, wr, w13r, w2r)
+        yt.backward(dy)
+
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    torch_fb()
+    torch.cuda.synchronize()
+    res["torch_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+    for t in (xr, w13r, w2r, wr):
+        t.grad = None
+    res["torch_fwdbwd_ms"] = bench(torch_fb, reps)
+    for t in (xr, w13r, w2r, wr):
+        t.grad = None
+    # accuracy spot check of ours vs the torch path (bf16 both)
+    with torch.no_grad():
+        yt = torch_layer(x, idx, w, w13, w2).float()
+        yo = ours_fwd()[1][0].float()
+        res["rel_l2_vs_torch"] = ((yo - yt).norm() / yt.norm()).item()
+    res["ours_fwd_tflops"] = flops_f / res["ours_fwd_ms"] / 1e9
+    res["ours_bwd_tflops"] = 2 * flops_f / res["ours_bwd_ms"] / 1e9
+    res["ours_fwdbwd_tflops"] = 3 * flops_f / res["ours_fwdbwd_ms"] / 1e9
+    res["torch_fwd_tflops"] = flops_f / res["torch_fwd_ms"] / 1e9
+    res["torch_fwdbwd_tflops"] = 3 * flops_f / res["torch_fwdbwd_ms"] / 1e9
+    res["speedup_fwd"] = res["torch_fwd_ms"] / res["ours_fwd_ms"]
+    res["speedup_fwdbwd"] = res["torch_fwdbwd_ms"] / res["ours_fwdbwd_ms"]
+    out.append(res)
+    return res
+
+
+def breakdown(name, T, E, K, reps):
+    """Each kernel of our forward/backward timed alone (ms), for the notes."""
+    import ctypes
+    import deep_gemm
+    from deep_gemm.kernels import sm90
+    from deep_gemm._backend import ptr, stream_of
+    H, I = SHAPES[name]
+    dev = torch.device("cuda")
+    x = torch.randn(T, H, device=dev).to(torch.bfloat16)
+    w13 = (torch.randn(E, 2 * I, H, device=dev) / H ** 0.5).to(torch.bfloat16)
+    w2 = (torch.randn(E, H, I, device=dev) / I ** 0.5).to(torch.bfloat16)
+    idx = torch.rand(T, E, device=dev).topk(K, dim=-1).indices
+    w = torch.softmax(torch.randn(T, K, device=dev), -1)
+    dy = torch.randn(T, H, device=dev).to(torch.bfloat16)
+    r = deep_gemm.moe_routing(idx, E, validate=False)
+    _, off, sp, p2s = r
+    lib = sm90._lib(dev, "pk_sm90_moe_gemm1_swiglu")
+    n = T * K
+    z = torch.empty(n, 2 * I, dtype=torch.bfloat16, device=dev)
+    h = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
+    o = torch.empty(n, H, dtype=torch.bfloat16, device=dev)
+    y = torch.empty(T, H, dtype=torch.bfloat16, device=dev)
+    dz = torch.empty_like(z)
+    hw = torch.empty_like(h)
+    part = torch.empty(n, I // 128, device=dev)
+    dtw = torch.empty(T, K, device=dev)
+    s = stream_of(dev)
+    c0 = ctypes.c_float(0.0)
+    f = 2 * n * H * I  # one GEMM of the layer (GEMM 1 is 2f)
+    rows = []
+
+    def t(label, fn, flops):
+        ms = bench(fn, reps)
+        rows.append((label, ms, flops / ms / 1e9 if flops else 0.0))
+
+    t("routing", lambda: deep_gemm.moe_routing(idx, E, validate=False), 0)
+    t("gemm1+swiglu", lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),
+      ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h), c0, s), 2 * f)
+    t("gemm2", lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev), f)
+    t("combine", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
+      ctypes.c_int(K), ptr(p2s), ptr(w), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s), 0)
+    t("dh+swiglu_bwd", lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H),
+      ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z), ptr(w), ptr(dz),
+      ptr(hw), ptr(part), c0, s), f)
+    t("dx gemm", lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o, H, dev),
+      2 * f)
+    t("dx combine+dtw", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
+      ctypes.c_int(K), ptr(p2s), ptr(None), ptr(y), ptr(part), ctypes.c_int(I // 128), ptr(dtw), s), 0)
+    tok = torch.div(sp, K, rounding_mode="floor").to(torch.int32)
+    dw2 = torch.empty(E, H, I, device=dev)
+    dw13 = torch.empty(E, 2 * I, H, device=dev)
+    t("tok index", lambda: torch.div(sp, K, rounding_mode="floor").to(torch.int32), 0)
+    t("dW2 wgrad", lambda: sm90._wgrad(dy, tok, hw, None, off, dw2), f)
+    t("dW1 wgrad", lambda: sm90._wgrad(dz, None, x, tok, off, dw13), 2 * f)
+    # grouped GEMM as torch would do it, same shapes (for comparison)
+    offs = off[1:]
+    t("torch _grouped_mm gemm1", lambda: torch._grouped_mm(x[tok.clamp(min=0).long()], w13.transpose(-2, -1),
+      offs=offs), 2 * f)
+    print(f"breakdown {name} (T={T}, E={E}, K={K}):")
+    for label, ms, tf in rows:
+        print(f"  {label:26s} {ms:8.3f} ms  {tf:6.0f} TFLOP/s")
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="30b,235b")
+    ap.add_argument("--tokens", type=int, default=16384)
+    ap.add_argument("--experts", type=int, default=128)
+    ap.add_argument("--topk", type=int, default=8)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--breakdown", action="store_true", help="also time each kernel alone")
+    a = ap.parse_args()
+    print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)
+    ceiling = dense_ceiling(a.reps)
+    print(f"dense bf16 8192^3 matmul: {ceiling:.0f} TFLOP/s", flush=True)
+    results = []
+    if a.breakdown:
+        for name in a.shapes.split(","):
+            breakdown(name, a.tokens, a.experts, a.topk, a.reps)
+    for name in a.shapes.split(","):
+        r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results)
+        print(json.dumps(r), flush=True)
+    print()
+    print(f"| shape | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | torch fwd ms | "
+          f"torch fwd+bwd ms | speedup fwd / fwd+bwd | peak MiB ours / torch | saved B/token |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['shape']} | {r['ours_fwd_ms']:.2f} ({r['ours_fwd_tflops']:.0f}) | {r['ours_bwd_ms']:.2f} | "
+              f"{r['ours_fwdbwd_ms']:.2f} ({r['ours_fwdbwd_tflops']:.0f}) | {r['torch_fwd_ms']:.2f} "
+              f"({r['torch_fwd_tflops']:.0f}) | {r['torch_fwdbwd_ms']:.2f} ({r['torch_fwdbwd_tflops']:.0f}) | "
+              f"{r['speedup_fwd']:.2f}x / {r['speedup_fwdbwd']:.2f}x | {r['ours_peak_mib']:.0f} / "
+              f"{r['torch_peak_mib']:.0f} | {r['saved_bytes_per_token']} |")
+    print(f"dense ceiling {ceiling:.0f} TFLOP/s")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"ceiling_tflops": ceiling, "results": results, "gpu": torch.cuda.get_device_name(),
+                       "torch": torch.__version__}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

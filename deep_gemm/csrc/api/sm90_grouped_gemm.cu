@@ -1,0 +1,57 @@
+// Exported entry point of the generic sm90 m-grouped bf16 GEMM with a plain bf16 store:
+//   out[p, n] = sum_k A[row(p), k] * B[g(p)](n, k)      (b_mn_major = 0: B [G, N, K])
+//   out[p, n] = sum_k A[row(p), k] * B[g(p)](k, n)      (b_mn_major = 1: B [G, K, N])
+// Rows p of group g: offsets layout (p in [offsets[g], offsets[g+1])) or masked layout
+// (p = g*max_m + i, i < masked_m[g]). row(p) = p, or a_index[p] / topk when a_index is given
+// (gather of token rows for the MoE). Used by the MoE (GEMM 2 forward, dX backward) and by the
+// public m-grouped contiguous / masked GEMMs.
+#include <cstdint>
+#include "../common/error.cuh"
+#include "../sm90/launch.cuh"
+
+using namespace pk::sm90;
+
+namespace {
+using CfgK = GemmConfig<256, 4, BMode::kKMajor>;
+using CfgMN = GemmConfig<256, 4, BMode::kMNMajor>;
+
+template <class Cfg>
+void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
+                int64_t max_rows, cudaStream_t s) {
+  if (mp.a_index != nullptr)
+    launch_grouped_gemm<Cfg, AMode::kGatherPair, EpiStoreBf16<256>>(tb, mp, g, ep, max_rows, s);
+  else
+    launch_grouped_gemm<Cfg, AMode::kContiguous, EpiStoreBf16<256>>(tb, mp, g, ep, max_rows, s);
+}
+}  // namespace
+
+// group_mode 0: sizes = offsets [G+1]; 1: sizes = masked_m [G] with max_m rows per group.
+// max_rows: rows of A's sorted layout (offsets mode) — an upper bound for the persistent grid.
+PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int* a_index, int topk,
+                                          const void* b, int b_mn_major, int num_groups, int n, int k,
+                                          int group_mode, const int* sizes, int max_m, int64_t max_rows,
+                                          void* out, int64_t ld_out, void* stream) {
+  return pk::guarded("pk_sm90_m_grouped_gemm_bf16", [&] {
+    PK_REQUIRE(k % 64 == 0 && k > 0, "K must be a positive multiple of 64, got %d", k);
+    PK_REQUIRE(n % 8 == 0 && n > 0, "N must be a positive multiple of 8, got %d", n);
+    PK_REQUIRE(lda % 8 == 0 && ld_out % 8 == 0, "row strides must be multiples of 8 elements");
+    PK_REQUIRE(group_mode == 0 || group_mode == 1, "group_mode must be 0 or 1");
+    PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
+    GroupInfo g{sizes, num_groups, max_m, group_mode == 0 ? GroupMode::kOffsets : GroupMode::kMasked};
+    MainloopParams mp{static_cast<const __nv_bfloat16*>(a), lda, a_index, topk > 0 ? topk : 1, k, n, 0,
+                      (n + 255) / 256};
+    EpilogueParams ep{};
+    ep.out = static_cast<__nv_bfloat16*>(out);
+    ep.ld_out = ld_out;
+    ep.n_out = n;
+    auto s = static_cast<cudaStream_t>(stream);
+    if (b_mn_major) {
+      PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
+      const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
+      dispatch_a<CfgMN>(tb, mp, g, ep, max_rows, s);
+    } else {
+      const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, 256);
+      dispatch_a<CfgK>(tb, mp, g, ep, max_rows, s);
+    }
+  });
+}

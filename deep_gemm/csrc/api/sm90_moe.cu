@@ -1,0 +1,98 @@
+// Exported entry points of the Hopper MoE kernels (see csrc/sm90/): argument checks, TMA
+// descriptors, launches. All sizes that depend on routing stay on the device.
+#include <cmath>
+#include <cstdint>
+#include "../common/error.cuh"
+#include "../sm90/combine.cuh"
+#include "../sm90/launch.cuh"
+
+using namespace pk::sm90;
+
+namespace {
+using Gemm1Cfg = GemmConfig<256, 4, BMode::kKMajorSplit>;  // gate 128 + up 128 columns
+using DhCfg = GemmConfig<128, 6, BMode::kMNMajor>;         // dy . W2 (W2 read [K=H, N=I])
+
+inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
+}  // namespace
+
+// GEMM 1 forward with the SwiGLU epilogue.
+//   x [T, H] bf16, sorted_pair [T*K] (routing), offsets [E+1], w13 [E, 2I, H] bf16
+//   z [T*K, 2I] bf16 (pre-activation, sorted rows), h [T*K, I] bf16 (sorted rows)
+//   clamp <= 0: none.
+PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hidden, int topk,
+                                       const int* sorted_pair, const int* offsets, int num_experts,
+                                       const void* w13, int inter, void* z, void* h, float clamp,
+                                       void* stream) {
+  return pk::guarded("pk_sm90_moe_gemm1_swiglu", [&] {
+    PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
+    PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
+    PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+    const int64_t rows = num_tokens * topk;
+    if (rows == 0) return;
+    const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, 128);
+    MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
+                      inter / 128};
+    GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
+    EpilogueParams ep{};
+    ep.out = static_cast<__nv_bfloat16*>(z);
+    ep.ld_out = 2 * inter;
+    ep.out2 = static_cast<__nv_bfloat16*>(h);
+    ep.ld_out2 = inter;
+    ep.inter = inter;
+    ep.clamp = clamp_value(clamp);
+    launch_grouped_gemm<Gemm1Cfg, AMode::kGatherPair, EpiSwiGLUFwd<256>>(tb, mp, g, ep, rows,
+                                                                          static_cast<cudaStream_t>(stream));
+  });
+}
+
+// Backward of GEMM 2 + SwiGLU: dA = gathered dy . W2[e] (W2 [E, H, I]), then
+//   dz [T*K, 2I] bf16 = d[g|u] with the routing weight folded in, hw [T*K, I] bf16 = h * w,
+//   part [T*K, I/128] fp32 = partial <dA, h> per 128 columns (summed by pk_sm90_token_combine).
+PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int hidden, int topk,
+                                        const int* sorted_pair, const int* offsets, int num_experts,
+                                        const void* w2, int inter, const void* z, const float* topk_w,
+                                        void* dz, void* hw, float* part, float clamp, void* stream) {
+  return pk::guarded("pk_sm90_moe_dh_swiglu_bwd", [&] {
+    PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
+    PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
+    PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+    const int64_t rows = num_tokens * topk;
+    if (rows == 0) return;
+    // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
+    const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
+    MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
+                      inter / 128};
+    GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
+    EpilogueParams ep{};
+    ep.out = static_cast<__nv_bfloat16*>(dz);
+    ep.ld_out = 2 * inter;
+    ep.out2 = static_cast<__nv_bfloat16*>(hw);
+    ep.ld_out2 = inter;
+    ep.z = static_cast<const __nv_bfloat16*>(z);
+    ep.ld_z = 2 * inter;
+    ep.topk_w = topk_w;
+    ep.sorted_pair = sorted_pair;
+    ep.part = part;
+    ep.inter = inter;
+    ep.clamp = clamp_value(clamp);
+    launch_grouped_gemm<DhCfg, AMode::kGatherPair, EpiSwiGLUBwd<128>>(tb, mp, g, ep, rows,
+                                                                       static_cast<cudaStream_t>(stream));
+  });
+}
+
+// y[t] = sum_k w[t,k] * rows[pair_to_sorted[t*K+k]] (weights may be null: plain sum), and when
+// dweights is given, dweights[t,k] = sum_j part[pair_to_sorted[t*K+k], j] (0 for masked slots).
+PK_EXPORT int pk_sm90_token_combine(const void* rows, int hidden, int64_t num_tokens, int topk,
+                                    const int* pair_to_sorted, const float* weights, void* out,
+                                    const float* part, int num_parts, float* dweights, void* stream) {
+  return pk::guarded("pk_sm90_token_combine", [&] {
+    PK_REQUIRE(hidden % 8 == 0, "hidden size must be a multiple of 8, got %d", hidden);
+    PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+    PK_REQUIRE(num_tokens < (int64_t(1) << 31), "too many tokens");
+    if (num_tokens == 0) return;
+    token_combine_kernel<<<(unsigned)num_tokens, kCombineThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const __nv_bfloat16*>(rows), hidden, topk, pair_to_sorted, weights,
+        static_cast<__nv_bfloat16*>(out), part, num_parts, dweights);
+    PK_CHECK_LAUNCH();
+  });
+}

@@ -1,0 +1,67 @@
+// Host-side helpers for the sm90 kernels: TMA descriptors for the weights, SM count, launch of
+// one grouped-GEMM instantiation with its worst-case persistent grid.
+#pragma once
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cstdint>
+#include "../common/driver.cuh"
+#include "../common/error.cuh"
+#include "grouped_gemm.cuh"
+
+namespace pk::sm90 {
+
+using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                                   CUtensorMapInterleave, CUtensorMapSwizzle,
+                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// A 3-D bf16 tensor [d2][d1][d0] (d0 contiguous) read in boxes {b0, b1, 1}, 128-byte swizzled.
+inline CUtensorMap make_tmap_bf16_3d(const void* base, uint64_t d0, uint64_t d1, uint64_t d2,
+                                     uint32_t b0, uint32_t b1) {
+  static EncodeTiledFn encode =
+      reinterpret_cast<EncodeTiledFn>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
+  PK_REQUIRE(reinterpret_cast<uintptr_t>(base) % 16 == 0, "weight pointer must be 16-byte aligned");
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {d0, d1, d2};
+  const cuuint64_t strides[2] = {d0 * 2, d0 * d1 * 2};
+  const cuuint32_t box[3] = {b0, b1, 1};
+  const cuuint32_t estr[3] = {1, 1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims, strides,
+                            box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    fail(kCudaError, "cuTensorMapEncodeTiled failed (%d) for dims {%llu, %llu, %llu} box {%u, %u}", (int)r,
+         (unsigned long long)d0, (unsigned long long)d1, (unsigned long long)d2, b0, b1);
+  return map;
+}
+
+inline int num_sms() {
+  int dev = 0, n = 0;
+  PK_CUDA_CHECK(cudaGetDevice(&dev));
+  PK_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  return n;
+}
+
+// Upper bound on the m-tiles of a grouped layout, without reading the device sizes.
+inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows) {
+  if (g.mode == GroupMode::kMasked) return (int64_t)g.num_groups * ((g.max_m + kBM - 1) / kBM);
+  return (max_rows + kBM - 1) / kBM + g.num_groups;
+}
+
+template <class Cfg, AMode AM, class Epi>
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g,
+                         const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream) {
+  PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
+  PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
+             g.num_groups);
+  const int64_t tiles = max_m_tiles(g, max_rows) * mp.n_blocks;
+  if (tiles == 0 || max_rows == 0) return;
+  const int grid = (int)(tiles < num_sms() ? tiles : num_sms());
+  auto kernel = grouped_gemm_kernel<Cfg, AM, Epi>;
+  // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.
+  PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+  kernel<<<grid, kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, mp, g, ep);
+  PK_CHECK_LAUNCH();
+}
+
+}  // namespace pk::sm90

@@ -1,0 +1,187 @@
+// Mainloop pieces of the sm90 m-grouped GEMM family (one persistent, warp-specialized kernel):
+//
+//   warpgroup 0  producer: A rows gathered by all 128 threads with 16-byte cp.async (8 threads
+//                per 128-byte row, 16 rows a pass, written in the 128B-swizzled K-major layout
+//                wgmma reads), B (weights) by TMA issued from thread 0; one full barrier per
+//                stage completes on 128 cp.async arrivals + the TMA transaction bytes.
+//   warpgroups 1,2  consumers: each owns 64 rows of the 128-row tile and issues
+//                wgmma.m64nBNk16 (bf16 -> fp32) from shared memory, keeping one k-block of
+//                MMAs in flight and releasing the previous stage after wgmma.wait_group 1.
+//
+// B comes either K-major ([E, N, K], e.g. w13 and w2 in the forward) or MN-major ([E, K, N],
+// e.g. w2 and w13 read transposed in the backward); the MN-major smem tile is BN/64 chunks of
+// 64 (N) x 64 (K), each one TMA box, matching cute's Layout_MN_SW128 atoms tiled K-first.
+#pragma once
+#include <cstdint>
+#include <cuda_bf16.h>
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include "ptx.cuh"
+#include "scheduler.cuh"
+
+namespace pk::sm90 {
+
+constexpr int kBM = 128;
+constexpr int kBK = 64;
+constexpr int kNumThreads = 384;
+
+// How rows of A are found: sorted row p of the group layout reads A row ...
+enum class AMode : int {
+  kContiguous = 0,  // ... p                       (h_sorted, dz_sorted, public contiguous/masked)
+  kGatherPair = 1,  // ... index[p] / topk         (x or dy gathered by token, index = sorted_pair)
+};
+
+// How the B tile of one k-block is fetched.
+enum class BMode : int {
+  kKMajor = 0,       // one box {64, BN} at (k, n_block*BN, e)
+  kKMajorSplit = 1,  // two boxes {64, BN/2} at (k, n_block*BN/2, e) and (k, split + n_block*BN/2, e)
+  kMNMajor = 2,      // BN/64 boxes {64 (n), 64 (k)} at (n_block*BN + 64c, k, e)
+};
+
+template <int BN_, int Stages_, BMode BMODE_>
+struct GemmConfig {
+  static constexpr int BN = BN_;
+  static constexpr int kStages = Stages_;
+  static constexpr BMode kBMode = BMODE_;
+  static constexpr bool kBMN = BMODE_ == BMode::kMNMajor;
+  using T = cute::bfloat16_t;
+  using SmemLayoutA = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
+                                                   cute::Shape<cute::_64, cute::Int<kBK>>{}));
+  using SmemLayoutB = std::conditional_t<
+      kBMN,
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<T>{},
+                                   cute::Shape<cute::Int<BN>, cute::Int<kBK>>{},
+                                   cute::Step<cute::_2, cute::_1>{})),
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
+                                   cute::Shape<cute::Int<BN>, cute::Int<kBK>>{}))>;
+  static constexpr cute::GMMA::Major kMajorB = kBMN ? cute::GMMA::Major::MN : cute::GMMA::Major::K;
+  using MmaOp = std::conditional_t<
+      BN == 256, cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
+      std::conditional_t<BN == 192, cute::SM90_64x192x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
+                         cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
+  using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
+
+  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
+  static constexpr int kBBytes = BN * kBK * 2;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kSchedInts = 3 * kMaxGroups + 1;
+  static constexpr int kSmemBytes =
+      1024 /*align slack*/ + kStages * kStageBytes + 2 * kStages * 8 + kSchedInts * 4;
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory");
+};
+
+// Everything the mainloop needs besides the B tensor map.
+struct MainloopParams {
+  const __nv_bfloat16* a;
+  int64_t lda;        // elements
+  const int* a_index; // kGatherPair: sorted_pair [rows]
+  int topk;           // kGatherPair: pair -> token divisor
+  int k;              // reduction length (multiple of 64)
+  int n;              // GEMM output columns (B's N extent)
+  int b_split;        // kKMajorSplit: row offset of the second half (I)
+  int n_blocks;
+};
+
+template <class Cfg, AMode AM>
+__device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const MainloopParams& p,
+                                              const CUtensorMap* tmap_b, uint8_t* smem_a,
+                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
+  const int t = threadIdx.x;  // 0..127
+  const int chunk = t & 7;
+  const int r0 = t >> 3;      // rows r0 + 16 i
+  const int k_blocks = p.k / kBK;
+  const int total = sched.total_tiles();
+  uint32_t it = 0;
+  const uint32_t a_base = smem_u32(smem_a);
+  const uint32_t b_base = smem_u32(smem_b);
+  for (int tile = blockIdx.x; tile < total; tile += gridDim.x) {
+    const TileCoord c = sched.coord(tile);
+    // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
+    // group's end read nothing and land as zeros.
+    int64_t src_off[8];
+    uint32_t valid_mask = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int local = c.m_block * kBM + r0 + 16 * i;
+      int64_t row = 0;
+      if (local < c.rows) {
+        const int sp = c.row_begin + local;
+        if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
+        else row = sp;
+        valid_mask |= 1u << i;
+      }
+      src_off[i] = row * p.lda + chunk * 8;
+    }
+    const uint32_t swz = static_cast<uint32_t>((chunk ^ (r0 & 7)) << 4);
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const uint32_t s = it % Cfg::kStages;
+      const uint32_t round = it / Cfg::kStages;
+      mbar_wait(&empty[s], (round & 1) ^ 1);
+      if (t == 0) {
+        mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
+        const uint32_t dst = b_base + s * Cfg::kBBytes;
+        if constexpr (Cfg::kBMode == BMode::kKMajor) {
+          tma_load_3d(dst, tmap_b, &full[s], kb * kBK, c.n_block * Cfg::BN, c.group);
+        } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
+          tma_load_3d(dst, tmap_b, &full[s], kb * kBK, c.n_block * (Cfg::BN / 2), c.group);
+          tma_load_3d(dst + Cfg::kBBytes / 2, tmap_b, &full[s], kb * kBK,
+                      p.b_split + c.n_block * (Cfg::BN / 2), c.group);
+        } else {
+#pragma unroll
+          for (int q = 0; q < Cfg::BN / 64; ++q)
+            tma_load_3d(dst + q * (64 * kBK * 2), tmap_b, &full[s], c.n_block * Cfg::BN + q * 64,
+                        kb * kBK, c.group);
+        }
+      }
+      const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128 + swz;
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        cp_async_16(a_dst + i * 16 * 128, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
+      cp_async_mbar_arrive_noinc(&full[s]);
+    }
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+// One tile's mainloop for one consumer warpgroup (wg = 0/1 owns rows 64wg..64wg+63).
+template <class Cfg, class Accum>
+__device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
+                                                  uint8_t* smem_b, uint64_t* full, uint64_t* empty,
+                                                  uint32_t& it, int wg, Accum& accum) {
+  using namespace cute;
+  typename Cfg::TiledMma mma;
+  auto thr = mma.get_thread_slice(threadIdx.x % 128);
+  const int k_blocks = p.k / kBK;
+  const int lane = threadIdx.x % 32;
+  uint32_t prev = 0;
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % Cfg::kStages;
+    mbar_wait(&full[s], (it / Cfg::kStages) & 1);
+    fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
+    auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes + wg * (kBM / 2) * kBK * 2);
+    auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
+    Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
+    Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
+    Tensor tCrB = thr.make_fragment_B(thr.partition_B(sB));
+    warpgroup_fence_operand(accum);
+    warpgroup_arrive();
+#pragma unroll
+    for (int k = 0; k < kBK / 16; ++k) {
+      mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+      cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
+    }
+    warpgroup_commit_batch();
+    warpgroup_wait<1>();
+    warpgroup_fence_operand(accum);
+    if (kb > 0 && lane == 0) mbar_arrive(&empty[prev]);
+    prev = s;
+  }
+  warpgroup_wait<0>();
+  warpgroup_fence_operand(accum);
+  if (k_blocks > 0 && lane == 0) mbar_arrive(&empty[prev]);
+}
+
+}  // namespace pk::sm90

@@ -1,0 +1,101 @@
+// Persistent tile scheduler for m-grouped GEMMs whose group sizes live on the device.
+//
+// Groups (experts) e = 0..E-1 each own `rows_e` output rows that start at row `base_e` of the
+// sorted operand. Two sources of sizes:
+//   kOffsets: rows_e = offsets[e+1] - offsets[e], base_e = offsets[e]   (MoE / contiguous layout)
+//   kMasked : rows_e = min(masked_m[e], max_m), base_e = e * max_m       (masked layout)
+// Every CTA builds the prefix of per-group M-tile counts in shared memory once, then walks the
+// global tile list t = blockIdx.x, blockIdx.x + gridDim.x, ...; tile t is (m-tile t / NB,
+// n-block t % NB), so the CTAs working at one time share the A rows of one m-tile and the weights
+// of a few experts (both stay in L2). The grid is sized on the host for the worst case; tiles
+// past the real total simply end the loop, so nothing on the host needs the counts.
+#pragma once
+#include <cstdint>
+
+namespace pk::sm90 {
+
+enum class GroupMode : int { kOffsets = 0, kMasked = 1 };
+
+struct GroupInfo {
+  const int* sizes;  // offsets [E+1] (kOffsets) or masked_m [E] (kMasked)
+  int num_groups;
+  int max_m;         // kMasked only
+  GroupMode mode;
+};
+
+constexpr int kMaxGroups = 1024;
+
+struct TileCoord {
+  int group, m_block, n_block;
+  int row_begin;  // first sorted row of this group
+  int rows;       // rows in this group
+};
+
+template <int BM>
+struct Scheduler {
+  int* tile_prefix;  // smem [E+1]: first global m-tile of each group
+  int* row_base;     // smem [E]
+  int* row_count;    // smem [E]
+  int num_groups, n_blocks;
+
+  // Called by all threads of the CTA (contains __syncthreads).
+  __device__ void init(const GroupInfo& g, int n_blocks_, int* smem_ints) {
+    num_groups = g.num_groups;
+    n_blocks = n_blocks_;
+    tile_prefix = smem_ints;
+    row_base = smem_ints + kMaxGroups + 1;
+    row_count = row_base + kMaxGroups;
+    for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
+      int base, rows;
+      if (g.mode == GroupMode::kOffsets) {
+        base = g.sizes[e];
+        rows = g.sizes[e + 1] - base;
+      } else {
+        base = e * g.max_m;
+        rows = min(max(g.sizes[e], 0), g.max_m);
+      }
+      row_base[e] = base;
+      row_count[e] = rows;
+      tile_prefix[e + 1] = (rows + BM - 1) / BM;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {  // warp scan over groups, 32 at a time
+      const int lane = threadIdx.x;
+      int carry = 0;
+      for (int e0 = 0; e0 < num_groups; e0 += 32) {
+        const int e = e0 + lane;
+        int v = e < num_groups ? tile_prefix[e + 1] : 0;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+          const int o = __shfl_up_sync(0xffffffffu, v, d);
+          if (lane >= d) v += o;
+        }
+        if (e < num_groups) tile_prefix[e + 1] = carry + v;
+        carry += __shfl_sync(0xffffffffu, v, 31);
+      }
+      if (lane == 0) tile_prefix[0] = 0;
+    }
+    __syncthreads();
+  }
+
+  __device__ __forceinline__ int total_tiles() const { return tile_prefix[num_groups] * n_blocks; }
+
+  __device__ __forceinline__ TileCoord coord(int t) const {
+    const int mt = t / n_blocks;
+    TileCoord c;
+    c.n_block = t - mt * n_blocks;
+    // largest e with tile_prefix[e] <= mt (groups with zero tiles are skipped naturally)
+    int lo = 0, hi = num_groups - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (tile_prefix[mid] <= mt) lo = mid; else hi = mid - 1;
+    }
+    c.group = lo;
+    c.m_block = mt - tile_prefix[lo];
+    c.row_begin = row_base[lo];
+    c.rows = row_count[lo];
+    return c;
+  }
+};
+
+}  // namespace pk::sm90
