@@ -1,0 +1,288 @@
+"""The differentiable Mega MoE layer: `mega_moe(...)` and the `MegaMoE` module.
+
+Path of one call: mega_moe (argument checks) -> moe_routing (custom op) ->
+prime_kernels::mega_moe_forward (custom op; fake impl; autograd registered) ->
+kernels.call("moe_forward") = the arch's native kernel when the device has one, else
+deep_gemm.reference.moe_forward. Backward: prime_kernels::mega_moe_backward ->
+kernels.call("moe_backward"). Semantics: deep_gemm/reference/moe.py.
+
+Saved for backward: x, z_sorted (GEMM 1 pre-activation, [T*K, 2I]), topk_idx, topk_weights, the
+routing metadata and the weights (parameters, no copy). y and h are never saved; the backward
+recomputes h from z.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+from torch import nn
+
+from . import kernels
+from ._backend import backend_for
+from ._checks import check_tensor, is_tracing
+from .config import MOE_DIM_MULTIPLE, PRECISIONS, MoEDispatchConfig
+from .routing import MoERouting, moe_routing
+
+_REFERENCE_ONLY_DTYPES = (torch.float32, torch.float64)
+
+
+def _dt(d: torch.dtype) -> str:
+    return str(d).replace("torch.", "")
+
+
+def check_precision(precision, device: torch.device) -> None:
+    """ValueError when `precision` is unknown or the GPU of `device` cannot run it."""
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}; got {precision!r}")
+    if device.type != "cuda" or precision == "bf16":
+        return
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    major, minor = torch.cuda.get_device_capability(index)
+    gpu = f"{torch.cuda.get_device_name(index)} (cuda:{index}, compute capability {major}.{minor})"
+    if precision == "mxfp8" and major != 10:
+        raise ValueError(f"precision='mxfp8' (1x32 UE8M0 blocks) needs a Blackwell GPU (compute capability "
+                         f"10.x); {gpu} cannot run it. Use precision='fp8' (Hopper blockwise FP8) or 'bf16'.")
+    if precision in ("fp8", "fp8_bwd") and major not in (9, 10):
+        raise ValueError(f"precision={precision!r} needs a Hopper or Blackwell GPU (compute capability 9.x "
+                         f"or 10.x); {gpu} cannot run it. Use precision='bf16'.")
+
+
+def _check_clamp(activation_clamp):
+    if activation_clamp is None:
+        return None
+    if isinstance(activation_clamp, bool) or not isinstance(activation_clamp, (int, float)) \
+            or not math.isfinite(activation_clamp) or activation_clamp <= 0:
+        raise ValueError(f"activation_clamp must be None or a positive finite number; got {activation_clamp!r}")
+    return float(activation_clamp)
+
+
+def check_moe_args(x, topk_idx, topk_weights, w13, w2, precision, activation_clamp):
+    """All argument checks of mega_moe (no host reads of tensor data). Returns (T, K, E, H, I)."""
+    check_tensor("x", x, ndim=2)
+    dev = x.device
+    ref_only = x.dtype in _REFERENCE_ONLY_DTYPES
+    if x.dtype != torch.bfloat16:
+        if not ref_only:
+            check_tensor("x", x, dtypes=(torch.bfloat16,))
+        if backend_for(dev).is_native:
+            raise TypeError(f"x must have dtype bfloat16 on {dev} (the {backend_for(dev).name} kernels); "
+                            f"got {_dt(x.dtype)} (float32/float64 run only on the reference backend)")
+    T, H = x.shape
+    check_tensor("topk_idx", topk_idx, dtypes=(torch.int64, torch.int32), ndim=2, device=dev)
+    if topk_idx.shape[0] != T:
+        raise ValueError(f"topk_idx must have shape [T, K] with T = x.shape[0] = {T}; got {list(topk_idx.shape)}")
+    K = topk_idx.shape[1]
+    tw_dtypes = (torch.float32, torch.float64) if x.dtype == torch.float64 else (torch.float32,)
+    check_tensor("topk_weights", topk_weights, dtypes=tw_dtypes, shape=(T, K), device=dev)
+    check_tensor("w13", w13, dtypes=(x.dtype,), ndim=3, device=dev)
+    E, I2, H_ = w13.shape
+    if H_ != H or I2 % 2:
+        raise ValueError(f"w13 (gate_up_proj) must have shape [E, 2I, H] with H = x.shape[1] = {H}; "
+                         f"got {list(w13.shape)}")
+    if E == 0:
+        raise ValueError("w13 must hold at least one expert (E = w13.shape[0] > 0)")
+    I = I2 // 2
+    check_tensor("w2", w2, dtypes=(x.dtype,), shape=(E, H, I), device=dev)
+    if not ref_only:
+        m = MOE_DIM_MULTIPLE
+        if H % m:
+            raise ValueError(f"hidden size H = {H} (x.shape[1]) must be a multiple of {m} for the MoE kernels")
+        if I % m:
+            raise ValueError(f"intermediate size I = {I} (w2.shape[2], w13.shape[1] / 2) must be a multiple "
+                             f"of {m} for the MoE kernels")
+    check_precision(precision, dev)
+    _check_clamp(activation_clamp)
+    return T, K, E, H, I
+
+
+# ---- custom ops -----------------------------------------------------------------------------
+
+@torch.library.custom_op("prime_kernels::mega_moe_forward", mutates_args=())
+def _mega_moe_forward(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor,
+                      w13: torch.Tensor, w2: torch.Tensor, counts: torch.Tensor, offsets: torch.Tensor,
+                      sorted_pair: torch.Tensor, pair_to_sorted: torch.Tensor,
+                      activation_clamp: Optional[float], precision: str,
+                      grad_acc_w13: Optional[torch.Tensor] = None,
+                      grad_acc_w2: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+    routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
+    return kernels.call("moe_forward", x.device, x, topk_idx, topk_weights, w13, w2, routing,
+                        activation_clamp, precision)
+
+
+@_mega_moe_forward.register_fake
+def _(x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
+      activation_clamp, precision, grad_acc_w13=None, grad_acc_w2=None):
+    T, H = x.shape
+    return x.new_empty(T, H), x.new_empty(T * topk_idx.shape[1], w13.shape[1])
+
+
+@torch.library.custom_op("prime_kernels::mega_moe_backward", mutates_args=())
+def _mega_moe_backward(dy: torch.Tensor, x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor,
+                       w13: torch.Tensor, w2: torch.Tensor, counts: torch.Tensor, offsets: torch.Tensor,
+                       sorted_pair: torch.Tensor, pair_to_sorted: torch.Tensor, z_sorted: torch.Tensor,
+                       activation_clamp: Optional[float], precision: str
+                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
+    return kernels.call("moe_backward", x.device, dy, x, topk_idx, topk_weights, w13, w2, routing,
+                        z_sorted, activation_clamp, precision)
+
+
+@_mega_moe_backward.register_fake
+def _(dy, x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted, z_sorted,
+      activation_clamp, precision):
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+    E, I2, H = w13.shape
+    return (torch.empty_like(x), x.new_empty(E, I2, H, dtype=acc), x.new_empty(E, H, I2 // 2, dtype=acc),
+            x.new_empty(topk_idx.shape, dtype=acc))
+
+
+def _setup_context(ctx, inputs, output):
+    (x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
+     activation_clamp, precision, acc13, acc2) = inputs
+    _, z_sorted = output
+    ctx.save_for_backward(x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair,
+                          pair_to_sorted, z_sorted)
+    ctx.activation_clamp, ctx.precision = activation_clamp, precision
+    ctx.accumulators = (acc13, acc2)
+
+
+def _backward(ctx, dy, _dz):
+    x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted, z_sorted = ctx.saved_tensors
+    if dy is None:
+        dy = torch.zeros_like(x)
+    dx, dw13, dw2, dtw = _mega_moe_backward(dy.contiguous(), x, topk_idx, topk_weights, w13, w2, counts,
+                                            offsets, sorted_pair, pair_to_sorted, z_sorted,
+                                            ctx.activation_clamp, ctx.precision)
+    acc13, acc2 = ctx.accumulators
+    if acc13 is not None:
+        acc13.add_(dw13)
+        dw13 = None
+    if acc2 is not None:
+        acc2.add_(dw2)
+        dw2 = None
+    return dx, None, dtw, dw13, dw2, None, None, None, None, None, None, None, None
+
+
+_mega_moe_forward.register_autograd(_backward, setup_context=_setup_context)
+
+
+# ---- public entry -----------------------------------------------------------------------------
+
+def mega_moe(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor, w13: torch.Tensor,
+             w2: torch.Tensor, *, precision: str = "bf16", activation_clamp: float | None = None,
+             routing: MoERouting | None = None, grad_accumulators: tuple | None = None,
+             validate: bool = True) -> torch.Tensor:
+    """y [T, H] = sum_k topk_weights[t,k] * W2[e] (silu(g) * u), g, u = split(W1[e] x[t]), e = topk_idx[t,k].
+
+    x: bf16 [T, H] (float32/float64 accepted on the reference backend, for testing).
+    topk_idx: int64 or int32 [T, K], -1 = masked slot. topk_weights: fp32 [T, K].
+    w13: gate_up_proj [E, 2I, H] (gate rows then up rows), w2: down_proj [E, H, I], dtype of x.
+    precision: "bf16" | "fp8" (Hopper blockwise) | "mxfp8" (Blackwell 1x32) | "fp8_bwd" (bf16 fwd, fp8 bwd).
+    activation_clamp: c clamps g to <= c and u to [-c, c] before silu(g) * u.
+    routing: precomputed deep_gemm.moe_routing(topk_idx, E) (computed here when None).
+    grad_accumulators: (acc_w13, acc_w2), fp32 tensors shaped like w13 and w2: the backward adds the
+        fp32 weight gradients into them in place and leaves w13.grad / w2.grad untouched
+        (Megatron-style `main_grad`). Without it, .grad has the parameter's dtype.
+    validate: check topk_idx is in [-1, E) (one host read; skipped under torch.compile / graph capture).
+
+    Differentiable w.r.t. x, topk_weights, w13 and w2.
+    """
+    T, K, E, H, I = check_moe_args(x, topk_idx, topk_weights, w13, w2, precision, activation_clamp)
+    activation_clamp = _check_clamp(activation_clamp)
+    if grad_accumulators is not None:
+        if not isinstance(grad_accumulators, (tuple, list)) or len(grad_accumulators) != 2:
+            raise TypeError("grad_accumulators must be a pair (acc_w13, acc_w2) of fp32 tensors")
+        acc_dt = (torch.float64,) if x.dtype == torch.float64 else (torch.float32,)
+        check_tensor("grad_accumulators[0]", grad_accumulators[0], dtypes=acc_dt, shape=tuple(w13.shape),
+                     device=x.device)
+        check_tensor("grad_accumulators[1]", grad_accumulators[1], dtypes=acc_dt, shape=tuple(w2.shape),
+                     device=x.device)
+        acc13, acc2 = grad_accumulators
+    else:
+        acc13 = acc2 = None
+    if routing is None:
+        routing = moe_routing(topk_idx, E, validate=validate)
+    else:
+        if not isinstance(routing, tuple) or len(routing) != 4:
+            raise TypeError("routing must be the MoERouting returned by deep_gemm.moe_routing(topk_idx, E)")
+        n = topk_idx.numel()
+        for name, t, size in zip(MoERouting._fields, routing, (E, E + 1, n, n)):
+            check_tensor(f"routing.{name}", t, dtypes=(torch.int32,), shape=(size,), device=x.device)
+    y, _ = _mega_moe_forward(x, topk_idx, topk_weights, w13, w2, *routing, activation_clamp, precision,
+                             acc13, acc2)
+    return y
+
+
+class MegaMoE(nn.Module):
+    """The routed experts of an MoE layer, computed by mega_moe.
+
+    Parameters: gate_up_proj [E, 2I, H] (gate rows, then up rows: the Hugging Face transformers v5 /
+    prime-rl layout) and down_proj [E, H, I]. forward(x [..., H], topk_idx [N, K], topk_weights [N, K])
+    with N = x.numel() // H returns y shaped like x. The router stays outside (the model's own).
+
+    fp32_grad_accumulation=True: the backward adds fp32 weight gradients into
+    `gate_up_proj.main_grad` / `down_proj.main_grad` (fp32, created zeroed on first use; zero them
+    after each optimizer step) instead of writing .grad.
+    """
+
+    def __init__(self, num_experts: int, hidden_size: int, intermediate_size: int, *,
+                 precision: str = "bf16", activation_clamp: float | None = None,
+                 fp32_grad_accumulation: bool = False, validate_routing: bool = True,
+                 device=None, dtype: torch.dtype = torch.bfloat16):
+        super().__init__()
+        for name, v in (("num_experts", num_experts), ("hidden_size", hidden_size),
+                        ("intermediate_size", intermediate_size)):
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"{name} must be a positive int; got {v!r}")
+        MoEDispatchConfig(precision=precision, activation_clamp=activation_clamp)  # validates both
+        self.num_experts, self.hidden_size, self.intermediate_size = num_experts, hidden_size, intermediate_size
+        self.precision = precision
+        self.activation_clamp = _check_clamp(activation_clamp)
+        self.fp32_grad_accumulation = fp32_grad_accumulation
+        self.validate_routing = validate_routing
+        kw = dict(device=device, dtype=dtype)
+        self.gate_up_proj = nn.Parameter(torch.empty(num_experts, 2 * intermediate_size, hidden_size, **kw))
+        self.down_proj = nn.Parameter(torch.empty(num_experts, hidden_size, intermediate_size, **kw))
+        self.reset_parameters()
+
+    @classmethod
+    def from_config(cls, config: MoEDispatchConfig, num_experts: int, hidden_size: int,
+                    intermediate_size: int, **kwargs) -> "MegaMoE":
+        """Build from a MoEDispatchConfig; config.num_sms, when set, is applied with set_num_sms."""
+        if config.num_sms is not None:
+            from .gemm import set_num_sms
+            set_num_sms(config.num_sms)
+        return cls(num_experts, hidden_size, intermediate_size, precision=config.precision,
+                   activation_clamp=config.activation_clamp,
+                   fp32_grad_accumulation=config.fp32_grad_accumulation,
+                   validate_routing=config.validate_routing, **kwargs)
+
+    def reset_parameters(self) -> None:
+        with torch.no_grad():
+            nn.init.normal_(self.gate_up_proj, std=self.hidden_size ** -0.5)
+            nn.init.normal_(self.down_proj, std=self.intermediate_size ** -0.5)
+
+    def extra_repr(self) -> str:
+        return (f"num_experts={self.num_experts}, hidden_size={self.hidden_size}, "
+                f"intermediate_size={self.intermediate_size}, precision={self.precision!r}, "
+                f"activation_clamp={self.activation_clamp}")
+
+    def _accumulators(self):
+        if not self.fp32_grad_accumulation:
+            return None
+        accs = []
+        for p in (self.gate_up_proj, self.down_proj):
+            mg = getattr(p, "main_grad", None)
+            if mg is None or mg.shape != p.shape or mg.device != p.device:
+                p.main_grad = torch.zeros(p.shape, dtype=torch.float32, device=p.device)
+            accs.append(p.main_grad)
+        return tuple(accs)
+
+    def forward(self, x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor) -> torch.Tensor:
+        shape = x.shape
+        y = mega_moe(x.reshape(-1, self.hidden_size).contiguous(), topk_idx.contiguous(),
+                     topk_weights.contiguous(), self.gate_up_proj, self.down_proj,
+                     precision=self.precision, activation_clamp=self.activation_clamp,
+                     grad_accumulators=self._accumulators(), validate=self.validate_routing)
+        return y.reshape(shape)
