@@ -98,9 +98,25 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
     finite = bool(torch.isfinite(out).all())
     err = check_groups(out, a, a_rows, b, b_rows, offsets_h, [0, E // 2, E - 1])
 
-    ours = time_ms(lambda: k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out))
-    ours_acc = time_ms(lambda: k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=True))
-    ours_bn128 = time_ms(lambda: k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, _block_n=128))
+    # Variants (kwargs of k_grouped_wgrad). debug bit 0: no epilogue stores, bit 1: no wgmma.
+    variants = {
+        "ours": {},
+        "no_tma": {"_use_tma": False},
+        "acc": {"accumulate": True},
+        "bn128": {"_block_n": 128},
+        "no_epi": {"_debug": 1},
+        "no_mma": {"_debug": 2},
+        "loads": {"_debug": 3},
+    }
+    vt = {}
+    for vname, kw in variants.items():
+        vt[vname] = time_ms(lambda: k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, **kw))
+    ours, ours_acc, ours_bn128 = vt["ours"], vt["acc"], vt["bn128"]
+    # the same sizes with both operands contiguous (no gather): identity rows
+    ac = a if a_rows is None else torch.randn(R, M, generator=gen, device=dev).to(torch.bfloat16)
+    bc = b if b_rows is None else torch.randn(R, N, generator=gen, device=dev).to(torch.bfloat16)
+    vt["nogather"] = time_ms(lambda: k_grouped_wgrad(ac, None, bc, None, offsets, out))
+    del ac, bc
     del out
     torch.cuda.empty_cache()
 
@@ -131,7 +147,8 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
                      bn128_ms=ours_bn128[0], bn128_tf=tf(ours_bn128[0]),
                      torch_ms=t_torch[0], torch_tf=tf(t_torch[0]), gather_ms=t_gather[0],
                      torch_all_ms=t_torch_all[0], torch_all_tf=tf(t_torch_all[0]),
-                     err=err, finite=finite, torch_form=desc))
+                     err=err, finite=finite, torch_form=desc,
+                     variants={k: v[0] for k, v in vt.items()}))
     print(f"{name}: ours {ours[0]:.3f} ms ({tf(ours[0]):.0f} TFLOP/s, min {ours[1]:.3f} max {ours[2]:.3f}); "
           f"accumulate {ours_acc[0]:.3f} ms; BN=128 {ours_bn128[0]:.3f} ms ({tf(ours_bn128[0]):.0f}); "
           f"torch grouped_mm [{desc}] {t_torch[0]:.3f} ms ({tf(t_torch[0]):.0f}), gather {t_gather[0]:.3f} ms, "
@@ -148,7 +165,7 @@ def dense_ceiling():
 def sanitize_case():
     gen = torch.Generator(device="cuda").manual_seed(1)
     dev = torch.device("cuda")
-    counts = [0, 1, 63, 65, 130, 0, 7]
+    counts = [0, 1, 63, 65, 130, 0, 7, 128]
     offs = [0]
     for c in counts:
         offs.append(offs[-1] + c)
@@ -160,6 +177,8 @@ def sanitize_case():
         b_rows = torch.randint(0, 40, (R,), generator=gen, device=dev, dtype=torch.int32)
         a_rows[offs[-1]:] = -1
         b_rows[offs[-1]:] = -1
+        if N == 384:  # b identity-indexed (the TMA path on full chunks)
+            b, b_rows = torch.randn(R, N, generator=gen, device=dev).to(torch.bfloat16), None
         off = torch.tensor(offs, dtype=torch.int32, device=dev)
         out = torch.randn(len(counts), M, N, generator=gen, device=dev)
         out0 = out.clone()
@@ -168,7 +187,8 @@ def sanitize_case():
         worst = 0.0
         for g in range(len(counts)):
             s, e = offs[g], offs[g + 1]
-            ref = (out0[g].double() if acc else 0) + a[a_rows[s:e].long()].double().t() @ b[b_rows[s:e].long()].double()
+            ib = b_rows[s:e].long() if b_rows is not None else torch.arange(s, e, device=dev)
+            ref = (out0[g].double() if acc else 0) + a[a_rows[s:e].long()].double().t() @ b[ib].double()
             if e > s or acc:
                 worst = max(worst, ((out[g].double() - ref).norm() / ref.norm().clamp_min(1e-30)).item())
         print(f"sanitize case M={M} N={N} accumulate={acc}: worst rel err {worst:.2e}")
@@ -198,6 +218,11 @@ def main():
               f"{r['acc_tf']:>6.0f} {r['bn128_tf']:>6.0f} {r['torch_ms']:>8.3f} {r['torch_tf']:>5.0f} "
               f"{r['gather_ms']:>7.3f} {r['torch_all_tf']:>6.0f} {r['err']:>8.1e}")
     print("torch form:", rows[0]["torch_form"])
+    names = list(rows[0]["variants"])
+    print("variants, ms (TFLOP/s): " + ", ".join(names))
+    for r in rows:
+        fl = 2.0 * args.T * 8 * r["M"] * r["N"]
+        print(f"{r['case']:<10} " + " ".join(f"{r['variants'][k]:.3f}({fl / r['variants'][k] / 1e9:.0f})" for k in names))
     ok = all(r["finite"] and r["err"] <= 1e-2 for r in rows)
     sys.exit(0 if ok else 1)
 

@@ -31,7 +31,7 @@ def _lib(device: torch.device):
 def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tensor,
                     b_rows: torch.Tensor | None, offsets: torch.Tensor, out: torch.Tensor,
                     accumulate: bool = False, *, _max_ctas: int = 0,
-                    _block_n: int = 0) -> torch.Tensor:
+                    _block_n: int = 0, _use_tma: bool = True, _debug: int = 0) -> torch.Tensor:
     """out[g] (+)= sum over reduction rows r of group g of a[a_rows[r]]^T (x) b[b_rows[r]], in fp32.
 
     a: bf16 [Ra, M]; a_rows: int32 [R] or None (row r of a); b: bf16 [Rb, N]; b_rows: int32 [R] or
@@ -74,5 +74,6 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
                  ctypes.c_int64(b.shape[0]), ctypes.c_int64(r_a), ptr(offsets),
                  ctypes.c_int(num_groups), ctypes.c_int(M), ctypes.c_int(N), ptr(out),
                  ctypes.c_int(1 if accumulate else 0), ctypes.c_int(int(_max_ctas)),
-                 ctypes.c_int(int(_block_n)), stream_of(dev))
+                 ctypes.c_int(int(_block_n)), ctypes.c_int(1 if _use_tma else 0),
+                 ctypes.c_int(int(_debug)), stream_of(dev))
     return out

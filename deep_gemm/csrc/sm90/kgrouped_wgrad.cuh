@@ -18,6 +18,7 @@
 #pragma once
 #include <cstdint>
 #include <utility>
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cute/arch/mma_sm90_gmma.hpp>
 
@@ -53,6 +54,8 @@ struct Params {
   int M, N, num_groups;
   int tiles_m, tiles_n, num_tiles;
   int accumulate;
+  int tma_side;  // 0: both operands by cp.async; 1: A by TMA on full chunks; 2: B by TMA
+  int debug;     // tuning only: bit 0 skips the epilogue stores, bit 1 skips the wgmma
 };
 
 // ---- small PTX helpers ------------------------------------------------------------------------
@@ -91,6 +94,20 @@ __device__ __forceinline__ void cp_async_arrive_noinc(uint32_t bar) {
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, uint32_t src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes)
                : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// 2-D TMA tile load (box 64 columns x 64 rows, 128-byte swizzle) completing on `bar`.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int col, int row,
+                                            uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(bar)
+      : "memory");
 }
 
 __device__ __forceinline__ void fence_proxy_async_smem() {
@@ -156,7 +173,8 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
 // ---- the kernel -------------------------------------------------------------------------------
 
 template <int BN>
-__global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Params p) {
+__global__ void __launch_bounds__(kThreads, 1)
+    kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map) {
   using Cfg = Config<BN>;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t smem_base = (smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -168,7 +186,8 @@ __global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Param
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(full_bar(s), 128);  // every producer thread arrives (through cp.async)
+      // 128 producer threads arrive through cp.async, plus one plain / expect-tx arrival.
+      mbar_init(full_bar(s), 129);
       mbar_init(empty_bar(s), 2);   // one arrival per consumer warpgroup
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -217,6 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Param
     uint32_t it = 0;
     while (tile < p.num_tiles) {
       const TileInfo cur = ti;
+      const int cur_chunk = chunk;
       // Advance and prefetch the next chunk's row indices before waiting on the ring.
       ++chunk;
       settle();
@@ -226,6 +246,28 @@ __global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Param
       const int s = static_cast<int>(it % kStages);
       const uint32_t phase = (it / kStages) & 1u;
       mbar_wait(empty_bar(s), phase ^ 1u);
+
+      // A full chunk of an identity operand comes by TMA (one thread); a group's partial last
+      // chunk always goes through cp.async so that rows past the group's end read as zeros.
+      const int64_t row0 = cur.start + static_cast<int64_t>(cur_chunk) * kBlockK;
+      const bool full = row0 + kBlockK <= cur.end;
+      const bool a_tma = full && p.tma_side == 1;
+      const bool b_tma = full && p.tma_side == 2;
+      if (pt == 0) {
+        if (a_tma) {
+          mbar_arrive_expect_tx(full_bar(s), Cfg::kABytes);
+#pragma unroll
+          for (int q = 0; q < kBlockM / 64; ++q)
+            tma_load_2d(stage_a(s) + q * kBlockBytes, &tma_map, cur.m0 + q * 64, static_cast<int>(row0), full_bar(s));
+        } else if (b_tma) {
+          mbar_arrive_expect_tx(full_bar(s), Cfg::kBBytes);
+#pragma unroll
+          for (int q = 0; q < BN / 64; ++q)
+            tma_load_2d(stage_b(s) + q * kBlockBytes, &tma_map, cur.n0 * BN + q * 64, static_cast<int>(row0), full_bar(s));
+        } else {
+          mbar_arrive(full_bar(s));
+        }
+      }
 
       const uint32_t sa = stage_a(s) + row_off;
       const uint32_t sb = stage_b(s) + row_off;
@@ -239,10 +281,14 @@ __global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Param
         const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
         const uint32_t ra = sa + j * 16 * kSpanBytes;
         const uint32_t rb = sb + j * 16 * kSpanBytes;
+        if (!a_tma) {
 #pragma unroll
-        for (int q = 0; q < kBlockM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+          for (int q = 0; q < kBlockM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+        }
+        if (!b_tma) {
 #pragma unroll
-        for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
+          for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
+        }
       }
       cp_async_arrive_noinc(full_bar(s));
       ++it;
@@ -272,18 +318,20 @@ __global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Param
         const uint32_t phase = (it / kStages) & 1u;
         mbar_wait(full_bar(s), phase);
         fence_proxy_async_smem();  // cp.async (generic proxy) writes -> wgmma (async proxy) reads
+        if (!(p.debug & 2)) {
 #pragma unroll
-        for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
-        cute::warpgroup_arrive();
+          for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
+          cute::warpgroup_arrive();
 #pragma unroll
-        for (int kk = 0; kk < kBlockK / 16; ++kk) {
-          // 16 reduction rows = two 8-row groups of 1024 bytes.
-          const uint64_t da = make_desc_mn_sw128(stage_a(s) + cw * kBlockBytes + kk * 2048,
-                                                 kBlockBytes, 1024);
-          const uint64_t db = make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024);
-          wgmma_call<BN>(da, db, acc, std::make_integer_sequence<int, Cfg::kAccRegs>{});
+          for (int kk = 0; kk < kBlockK / 16; ++kk) {
+            // 16 reduction rows = two 8-row groups of 1024 bytes.
+            const uint64_t da = make_desc_mn_sw128(stage_a(s) + cw * kBlockBytes + kk * 2048,
+                                                   kBlockBytes, 1024);
+            const uint64_t db = make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024);
+            wgmma_call<BN>(da, db, acc, std::make_integer_sequence<int, Cfg::kAccRegs>{});
+          }
+          cute::warpgroup_commit_batch();
         }
-        cute::warpgroup_commit_batch();
         cute::warpgroup_wait<1>();
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
@@ -300,18 +348,26 @@ __global__ void __launch_bounds__(kThreads, 1) kgrouped_wgrad_kernel(const Param
       // row 16 warp + lane/4 + 8h, column 8j + 2 (lane % 4) + e.
       const int64_t row0 = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + warp * 16 + (lane >> 2);
       float* base = p.out + row0 * p.N + static_cast<int64_t>(ti.n0) * BN + 2 * (lane & 3);
+      if (p.debug & 1) continue;
       if (p.accumulate) {
         if (nch == 0) continue;  // nothing to add: leave out[g] untouched
+        // Loads of a batch are all issued before its stores, so their latencies overlap.
+        constexpr int kBatch = 8;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
+        for (int j0 = 0; j0 < BN / 8; j0 += kBatch) {
+          float2 v[kBatch][2];
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * j);
-            float2 v = *dst;
-            v.x += acc[4 * j + 2 * h];
-            v.y += acc[4 * j + 2 * h + 1];
-            *dst = v;
-          }
+          for (int j = 0; j < kBatch; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+              v[j][h] = *reinterpret_cast<const float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * (j0 + j));
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * (j0 + j));
+              *dst = make_float2(v[j][h].x + acc[4 * (j0 + j) + 2 * h], v[j][h].y + acc[4 * (j0 + j) + 2 * h + 1]);
+            }
         }
       } else {
 #pragma unroll
