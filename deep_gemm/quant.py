@@ -128,7 +128,7 @@ def get_mn_major_tma_aligned_tensor(sf: torch.Tensor) -> torch.Tensor:
     s = sf.unsqueeze(0) if squeeze else sf
     g, mn, k = s.shape
     amn = get_tma_aligned_size(mn, s.element_size())
-    if s.stride() == (amn * k, 1, amn):
+    if s.stride()[1:] == (1, amn) and (g == 1 or s.stride(0) == amn * k):
         out = s
     else:
         buf = torch.empty(g, k, amn, dtype=s.dtype, device=s.device)
