@@ -12,7 +12,6 @@ recomputes h from z.
 """
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import torch
@@ -52,7 +51,7 @@ def _check_clamp(activation_clamp):
     if activation_clamp is None:
         return None
     if isinstance(activation_clamp, bool) or not isinstance(activation_clamp, (int, float)) \
-            or not math.isfinite(activation_clamp) or activation_clamp <= 0:
+            or not 0 < activation_clamp < float("inf"):   # (no math.isfinite: traced by torch.compile)
         raise ValueError(f"activation_clamp must be None or a positive finite number; got {activation_clamp!r}")
     return float(activation_clamp)
 
@@ -218,7 +217,7 @@ class MegaMoE(nn.Module):
     """The routed experts of an MoE layer, computed by mega_moe.
 
     Parameters: gate_up_proj [E, 2I, H] (gate rows, then up rows: the Hugging Face transformers v5 /
-    prime-rl layout) and down_proj [E, H, I]. forward(x [..., H], topk_idx [N, K], topk_weights [N, K])
+    prime-rl layout) and down_proj [E, H, I]. forward(x [..., H], topk_idx [..., K], topk_weights [..., K])
     with N = x.numel() // H returns y shaped like x. The router stays outside (the model's own).
 
     fp32_grad_accumulation=True: the backward adds fp32 weight gradients into
@@ -281,8 +280,9 @@ class MegaMoE(nn.Module):
 
     def forward(self, x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor) -> torch.Tensor:
         shape = x.shape
-        y = mega_moe(x.reshape(-1, self.hidden_size).contiguous(), topk_idx.contiguous(),
-                     topk_weights.contiguous(), self.gate_up_proj, self.down_proj,
+        k = topk_idx.shape[-1]
+        y = mega_moe(x.reshape(-1, self.hidden_size).contiguous(), topk_idx.reshape(-1, k).contiguous(),
+                     topk_weights.reshape(-1, k).contiguous(), self.gate_up_proj, self.down_proj,
                      precision=self.precision, activation_clamp=self.activation_clamp,
                      grad_accumulators=self._accumulators(), validate=self.validate_routing)
         return y.reshape(shape)
