@@ -25,6 +25,7 @@ import torch
 
 from .._backend import backend_for, ptr, stream_of
 from . import NotSupportedHere
+from .sm90_kgrouped import k_grouped_bf16_gemm_tn_contiguous  # noqa: F401
 
 _BF16 = torch.bfloat16
 
