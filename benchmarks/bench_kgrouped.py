@@ -102,11 +102,14 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
     variants = {
         "ours": {},
         "no_tma": {"_use_tma": False},
+        "no_mc": {"_debug": 4},
+        "desync": {"_debug": 8},
         "acc": {"accumulate": True},
         "bn128": {"_block_n": 128},
         "no_epi": {"_debug": 1},
         "no_mma": {"_debug": 2},
         "loads": {"_debug": 3},
+        "loads_no_mc": {"_debug": 7},
     }
     vt = {}
     for vname, kw in variants.items():
@@ -170,15 +173,19 @@ def sanitize_case():
     for c in counts:
         offs.append(offs[-1] + c)
     R = offs[-1] + 9
-    for M, N, acc in ((128, 256, False), (256, 128, True), (128, 384, False)):
+    # (M, N, accumulate, which side is identity-indexed): the gather-only, TMA and cluster paths.
+    for M, N, acc, ident in ((128, 256, False, ""), (256, 128, True, ""), (128, 384, False, "b"),
+                             (256, 256, True, "b"), (256, 256, False, "a")):
         a = torch.randn(50, M, generator=gen, device=dev).to(torch.bfloat16)
         b = torch.randn(40, N, generator=gen, device=dev).to(torch.bfloat16)
         a_rows = torch.randint(0, 50, (R,), generator=gen, device=dev, dtype=torch.int32)
         b_rows = torch.randint(0, 40, (R,), generator=gen, device=dev, dtype=torch.int32)
         a_rows[offs[-1]:] = -1
         b_rows[offs[-1]:] = -1
-        if N == 384:  # b identity-indexed (the TMA path on full chunks)
+        if ident == "b":
             b, b_rows = torch.randn(R, N, generator=gen, device=dev).to(torch.bfloat16), None
+        if ident == "a":
+            a, a_rows = torch.randn(R, M, generator=gen, device=dev).to(torch.bfloat16), None
         off = torch.tensor(offs, dtype=torch.int32, device=dev)
         out = torch.randn(len(counts), M, N, generator=gen, device=dev)
         out0 = out.clone()
@@ -187,11 +194,13 @@ def sanitize_case():
         worst = 0.0
         for g in range(len(counts)):
             s, e = offs[g], offs[g + 1]
-            ib = b_rows[s:e].long() if b_rows is not None else torch.arange(s, e, device=dev)
-            ref = (out0[g].double() if acc else 0) + a[a_rows[s:e].long()].double().t() @ b[ib].double()
+            r = torch.arange(s, e, device=dev)
+            ia = a_rows[s:e].long() if a_rows is not None else r
+            ib = b_rows[s:e].long() if b_rows is not None else r
+            ref = (out0[g].double() if acc else 0) + a[ia].double().t() @ b[ib].double()
             if e > s or acc:
                 worst = max(worst, ((out[g].double() - ref).norm() / ref.norm().clamp_min(1e-30)).item())
-        print(f"sanitize case M={M} N={N} accumulate={acc}: worst rel err {worst:.2e}")
+        print(f"sanitize case M={M} N={N} accumulate={acc} identity={ident or '-'}: worst rel err {worst:.2e}")
 
 
 def main():

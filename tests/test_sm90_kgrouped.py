@@ -56,7 +56,7 @@ def rel_l2(x, ref):
 
 
 def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_rows=0,
-                  accumulate=False, max_ctas=0, block_n=0, tol=1e-2):
+                  accumulate=False, max_ctas=0, block_n=0, debug=0, tol=1e-2):
     a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=gather_a,
                                                    gather_b=gather_b, extra_rows=extra_rows, gen=gen)
     G = len(counts)
@@ -67,7 +67,7 @@ def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_row
         out = torch.full((G, M, N), float("nan"), device="cuda")
         out0 = None
     k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=accumulate, _max_ctas=max_ctas,
-                    _block_n=block_n)
+                    _block_n=block_n, _debug=debug)
     torch.cuda.synchronize()
     ref = reference_wgrad(a, a_rows, b, b_rows, offsets, out0)
     assert torch.isfinite(out).all(), "unwritten (NaN) or non-finite outputs"
@@ -134,7 +134,7 @@ def test_cpu_and_odd_shapes_not_supported():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True), (True, True), (False, False)])
-@pytest.mark.parametrize("M,N", [(128, 128), (256, 384), (384, 256), (128, 512)])
+@pytest.mark.parametrize("M,N", [(128, 128), (256, 384), (384, 256), (128, 512), (256, 256), (512, 256)])
 def test_small_shapes(gather_a, gather_b, M, N, rng):
     counts = [0, 1, 63, 64, 65, 200, 0, 129]  # empty, single row, not multiples of 64
     run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=37)
@@ -154,12 +154,25 @@ def test_accumulate(N, rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("N", [256, 128])
-def test_persistent_loop_few_ctas(N, rng):
-    # 3 CTAs walk many tiles each: pipeline phases wrap many times, tiles change mid-ring.
+@pytest.mark.parametrize("M,N,gather_a,gather_b", [
+    (384, 256, True, False), (384, 128, True, False),   # single CTAs (odd m-tile count)
+    (512, 256, True, False),                            # cluster pair along M (B by TMA multicast)
+    (512, 512, False, True),                            # cluster pair along N (A by TMA multicast)
+])
+def test_persistent_loop_few_ctas(M, N, gather_a, gather_b, rng):
+    # 3 CTAs (2 with a cluster) walk many tiles each: pipeline phases wrap many times.
     counts = torch.randint(0, 300, (16,), generator=rng).tolist()
     counts[3] = 0
-    run_and_check(counts, 384, N, rng, gather_a=True, gather_b=False, extra_rows=5, max_ctas=3)
+    counts[5] = 128
+    run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=5, max_ctas=3)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True)])
+def test_no_cluster_variant(gather_a, gather_b, rng):
+    # debug bit 2: the same tile shapes without the 2-CTA cluster (a tuning switch; must be right).
+    run_and_check([70, 0, 300, 64, 1], 512, 512, rng, gather_a=gather_a, gather_b=gather_b,
+                  extra_rows=3, debug=4)
 
 
 @pytest.mark.gpu
@@ -226,3 +239,44 @@ def test_graph_capture_no_host_sync(rng):
     ref = reference_wgrad(a, a_rows, b, b_rows, new_offsets)
     assert torch.isfinite(out).all()
     assert rel_l2(out, ref) <= 1e-2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["ks_cpu", "sizes_tensor", "psum", "c_other", "c_is_d"])
+def test_public_k_grouped_bf16_gemm_tn_contiguous(mode, rng):
+    import deep_gemm.gemm as dg
+    from deep_gemm.kernels.sm90_kgrouped import k_grouped_bf16_gemm_tn_contiguous as native
+    ks = [0, 100, 64, 1, 250, 0, 129]
+    G, M, N = len(ks), 256, 384
+    S = sum(ks)
+    dev = torch.device("cuda")
+    a = torch.randn(S, M, generator=rng).to(torch.bfloat16).to(dev)
+    b = torch.randn(S, N, generator=rng).to(torch.bfloat16).to(dev)
+    sizes = torch.tensor(ks, dtype=torch.int32, device=dev)
+    ends = torch.cumsum(sizes, 0, dtype=torch.int32)
+    d = torch.full((G, M, N), float("nan"), device=dev)
+    c = None
+    if mode == "c_other":
+        c = torch.randn(G, M, N, generator=rng).to(dev)
+    if mode == "c_is_d":
+        d = torch.randn(G, M, N, generator=rng).to(dev)
+        c = d
+    c_ref = None if c is None else c.clone().double()
+    d_ref = torch.zeros(G, M, N, dtype=torch.float64, device=dev)
+    if mode == "psum":
+        old = dg.get_mk_alignment_for_contiguous_layout()
+        dg.set_mk_alignment_for_contiguous_layout(1)
+        try:
+            native(a, b, d, None, ends, c, use_psum_layout=True)
+        finally:
+            dg.set_mk_alignment_for_contiguous_layout(old)
+    else:
+        native(a, b, d, ks if mode != "sizes_tensor" else None, sizes, c)
+    # float64 reference
+    s = 0
+    for g, k in enumerate(ks):
+        base = c_ref[g] if c_ref is not None else 0
+        d_ref[g] = base + (a[s:s + k].double().t() @ b[s:s + k].double() if k else 0)
+        s += k
+    assert torch.isfinite(d).all()
+    assert rel_l2(d, d_ref) <= 1e-2

@@ -77,3 +77,47 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
                  ctypes.c_int(int(_block_n)), ctypes.c_int(1 if _use_tma else 0),
                  ctypes.c_int(int(_debug)), stream_of(dev))
     return out
+
+
+def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor, ks_cpu,
+                                      grouped_layout: torch.Tensor, c: torch.Tensor | None = None,
+                                      compiled_dims: str = "mn", use_psum_layout: bool = False) -> None:
+    """Native form of deep_gemm.reference.k_grouped_bf16_gemm_tn_contiguous (same semantics):
+    d[g] = c[g] + a[rows of g]^T @ b[rows of g]; a bf16 [sum_k, M], b bf16 [sum_k, N], d fp32 [G, M, N].
+
+    Group row ranges: ks_cpu (host list of sizes) when given, else grouped_layout (int32 [G] sizes
+    on the device, prefix-summed there: no host sync); use_psum_layout: grouped_layout holds end
+    rows, supported when the mk alignment is 1 (gap-free), else NotSupportedHere.
+    """
+    if d.dtype != torch.float32:
+        raise NotSupportedHere(f"k_grouped_bf16_gemm_tn_contiguous: d must be float32 here, got {d.dtype}")
+    if d.dim() != 3:
+        raise ValueError(f"d must be 3-D [G, M, N], got shape {list(d.shape)}")
+    dev = a.device
+    G = d.shape[0]
+    if use_psum_layout:
+        from ..gemm import get_mk_alignment_for_contiguous_layout
+        if get_mk_alignment_for_contiguous_layout() != 1:
+            raise NotSupportedHere("use_psum_layout with an mk alignment other than 1 (gaps between groups)")
+        check_tensor("grouped_layout", grouped_layout, dtypes=(torch.int32,), shape=(G,), device=dev)
+        offsets = torch.zeros(G + 1, dtype=torch.int32, device=dev)
+        offsets[1:] = grouped_layout
+    elif ks_cpu is not None:
+        ks = [int(k) for k in ks_cpu]
+        if len(ks) != G or any(k < 0 for k in ks):
+            raise ValueError(f"ks_cpu must hold {G} non-negative group sizes, got {ks_cpu!r}")
+        ends = [0]
+        for k in ks:
+            ends.append(ends[-1] + k)
+        offsets = torch.tensor(ends, dtype=torch.int32).to(dev, non_blocking=True)
+    else:
+        check_tensor("grouped_layout", grouped_layout, dtypes=(torch.int32,), shape=(G,), device=dev)
+        offsets = torch.zeros(G + 1, dtype=torch.int32, device=dev)
+        offsets[1:] = torch.cumsum(grouped_layout, 0, dtype=torch.int32)
+    accumulate = False
+    if c is not None:
+        check_tensor("c", c, dtypes=(torch.float32,), shape=tuple(d.shape), device=dev)
+        if c.data_ptr() != d.data_ptr():
+            d.copy_(c)
+        accumulate = True
+    k_grouped_wgrad(a, None, b, None, offsets, d, accumulate=accumulate)

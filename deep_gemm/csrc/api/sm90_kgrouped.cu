@@ -37,33 +37,49 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols) {
   return map;
 }
 
-template <int BN>
-void launch(Params p, int max_ctas, cudaStream_t stream) {
-  constexpr int smem = Config<BN>::kSmemBytes;
-  PK_CUDA_CHECK(cudaFuncSetAttribute(kgrouped_wgrad_kernel<BN>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  p.tiles_m = p.M / pk::sm90::kgrouped::kBlockM;
+template <int BM, int BN, bool MC>
+void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  auto kernel = kgrouped_wgrad_kernel<BM, BN, MC>;
+  constexpr int smem = Config<BM, BN>::kSmemBytes;
+  PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  p.tiles_m = p.M / BM;
   p.tiles_n = p.N / BN;
-  const int64_t tiles = static_cast<int64_t>(p.num_groups) * p.tiles_m * p.tiles_n;
-  PK_REQUIRE(tiles < (int64_t(1) << 31), "too many output tiles: %lld", (long long)tiles);
-  p.num_tiles = static_cast<int>(tiles);
-  if (p.num_tiles == 0) return;
-  int sms = num_sms_of_current_device();
-  if (max_ctas > 0 && max_ctas < sms) sms = max_ctas;
-  const int grid = p.num_tiles < sms ? p.num_tiles : sms;
-  // The identity-indexed operand (B when both are) comes by TMA on full chunks; 16-byte aligned
-  // base pointers are needed for that, else everything goes through cp.async.
-  CUtensorMap map{};
-  auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15) == 0; };
-  if (p.tma_side == 2 && p.b_rows == nullptr && p.b_num_rows > 0 && aligned(p.b)) {
-    map = make_tma_map(p.b, p.b_num_rows, p.N);
-  } else if (p.tma_side != 0 && p.a_rows == nullptr && p.a_num_rows > 0 && aligned(p.a)) {
-    p.tma_side = 1;
-    map = make_tma_map(p.a, p.a_num_rows, p.M);
-  } else {
-    p.tma_side = 0;
+  p.units_m = p.tiles_m / (MC && p.tma_side == 2 ? 2 : 1);
+  p.units_n = p.tiles_n / (MC && p.tma_side == 1 ? 2 : 1);
+  const int64_t units = static_cast<int64_t>(p.num_groups) * p.units_m * p.units_n;
+  PK_REQUIRE(units < (int64_t(1) << 30), "too many output tiles: %lld", (long long)units);
+  p.num_units = static_cast<int>(units);
+  if (p.num_units == 0) return;
+
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  cfg.blockDim = dim3(pk::sm90::kgrouped::kThreads, 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  int ctas = num_sms_of_current_device();
+  if (MC) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 2;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(2, 1, 1);
+    int clusters = 0;
+    PK_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    PK_REQUIRE(clusters > 0, "no 2-CTA cluster of this kernel fits on the device");
+    ctas = 2 * clusters;
   }
-  kgrouped_wgrad_kernel<BN><<<grid, pk::sm90::kgrouped::kThreads, smem, stream>>>(p, map);
+  if (max_ctas > 0 && max_ctas < ctas) ctas = max_ctas;
+  if (MC) {
+    ctas &= ~1;
+    if (ctas < 2) ctas = 2;
+    if (ctas > 2 * p.num_units) ctas = 2 * p.num_units;
+  } else if (ctas > p.num_units) {
+    ctas = p.num_units;
+  }
+  cfg.gridDim = dim3(static_cast<unsigned>(ctas), 1, 1);
+  PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, map));
   PK_CHECK_LAUNCH();
 }
 
@@ -75,7 +91,8 @@ void launch(Params p, int max_ctas, cudaStream_t stream) {
 //   out: fp32 [num_groups, M, N]; accumulate: 0 = overwrite, 1 = add.
 //   max_ctas: 0 = one CTA per SM, else at most that many (for testing the persistent loop).
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
-//   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma); 0 in normal use.
+//   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster);
+//          0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
@@ -109,15 +126,38 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.N = N;
     p.num_groups = num_groups;
     p.accumulate = accumulate ? 1 : 0;
-    p.tma_side = use_tma ? 2 : 0;  // refined in launch(): B if identity, else A if identity
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     if (block_n == 256 && N % 256 != 0)
       pk::fail(pk::kNotSupported, "block_n 256 needs N %% 256 == 0, got N=%d", N);
-    if (block_n == 256 || (block_n == 0 && N % 256 == 0))
-      launch<256>(p, max_ctas, s);
-    else
-      launch<128>(p, max_ctas, s);
+
+    // The identity-indexed operand (B when both are) comes by TMA on full chunks; that needs a
+    // 16-byte aligned base. Otherwise everything goes through cp.async.
+    CUtensorMap map{};
+    auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15) == 0; };
+    p.tma_side = 0;
+    if (use_tma && b_rows == nullptr && b_num_rows > 0 && aligned(b)) {
+      p.tma_side = 2;
+      map = make_tma_map(b, b_num_rows, N);
+    } else if (use_tma && a_rows == nullptr && a_num_rows > 0 && aligned(a)) {
+      p.tma_side = 1;
+      map = make_tma_map(a, a_num_rows, M);
+    }
+    const bool allow_mc = !(debug & 4);  // debug bit 2: same tiles without the cluster
+    if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
+      // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
+      if (allow_mc) launch<128, 256, true>(p, map, max_ctas, s);
+      else launch<128, 256, false>(p, map, max_ctas, s);
+    } else if (block_n == 0 && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
+      // A (identity) shared by two CTAs on neighbouring n-tiles: 256 x 128 tiles, so that
+      // the shared operand is the larger one.
+      if (allow_mc) launch<256, 128, true>(p, map, max_ctas, s);
+      else launch<256, 128, false>(p, map, max_ctas, s);
+    } else if (block_n == 256 || (block_n == 0 && N % 256 == 0)) {
+      launch<128, 256, false>(p, map, max_ctas, s);
+    } else {
+      launch<128, 128, false>(p, map, max_ctas, s);
+    }
   });
 }

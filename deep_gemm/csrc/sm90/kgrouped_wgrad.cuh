@@ -24,23 +24,26 @@
 
 namespace pk::sm90::kgrouped {
 
-constexpr int kBlockM = 128;       // output rows per tile (2 consumer warpgroups x 64)
 constexpr int kBlockK = 64;        // reduction rows per pipeline stage
 constexpr int kStages = 4;
 constexpr int kThreads = 384;      // producer warpgroup + 2 consumer warpgroups
 constexpr int kSpanBytes = 128;    // one swizzle span: 64 bf16 along M or N
 constexpr int kBlockBytes = kBlockK * kSpanBytes;  // a 64-row x 64-column block: 8 KiB
 
-template <int BN>
+// BM x BN output tile: (128, 256), (128, 128) or (256, 128); each consumer warpgroup owns BM/2 rows.
+// MC: 2-CTA cluster whose CTAs share the TMA-loaded operand (each loads half and multicasts):
+// along M (two m-tiles, same n-tile) when B is the TMA side, along N when A is.
+template <int BM, int BN>
 struct Config {
-  static_assert(BN == 128 || BN == 256, "BN must be 128 or 256");
-  static constexpr int kABytes = kBlockK * kBlockM * 2;   // 16 KiB
-  static constexpr int kBBytes = kBlockK * BN * 2;        // 16 or 32 KiB
+  static_assert((BM == 128 && (BN == 128 || BN == 256)) || (BM == 256 && BN == 128), "tile shape");
+  static constexpr int kABytes = kBlockK * BM * 2;
+  static constexpr int kBBytes = kBlockK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;
   // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
   static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;
-  static constexpr int kAccRegs = BN / 2;                 // 64 x BN fp32 over 128 threads
+  static constexpr int kMBlocks = BM / 128;               // m64 blocks per consumer warpgroup
+  static constexpr int kAccRegs = BN / 2;                 // per m64 block: 64 x BN fp32 / 128 threads
 };
 
 struct Params {
@@ -52,10 +55,13 @@ struct Params {
   float* out;               // [G, M, N]
   int64_t a_num_rows, b_num_rows, num_rows;  // num_rows = R
   int M, N, num_groups;
-  int tiles_m, tiles_n, num_tiles;
+  int tiles_m, tiles_n;     // CTA tiles per group along M and N
+  int units_m, units_n;     // scheduling units per group (tiles, or tile pairs along the cluster dim)
+  int num_units;
   int accumulate;
   int tma_side;  // 0: both operands by cp.async; 1: A by TMA on full chunks; 2: B by TMA
-  int debug;     // tuning only: bit 0 skips the epilogue stores, bit 1 skips the wgmma
+  int debug;     // tuning only: bit 0 skips the epilogue stores, bit 1 skips the wgmma,
+                 // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile
 };
 
 // ---- small PTX helpers ------------------------------------------------------------------------
@@ -143,21 +149,59 @@ __device__ __forceinline__ void wgmma_call(uint64_t da, uint64_t db, float* acc,
   Mma<BN>::Op::fma(da, db, acc[I]..., cute::SM90::GMMA::ScaleOut::One);
 }
 
+// ---- cluster helpers (MC) ----------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+__device__ __forceinline__ void cluster_sync_all() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
+  asm volatile(
+      "{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
+      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
+      : "memory");
+}
+
+// TMA tile load multicast to every CTA in `mask` (same smem offsets, each CTA's barrier there).
+__device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* map, int col, int row,
+                                               uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(bar), "h"(mask)
+      : "memory");
+}
+
 // ---- tile bookkeeping -------------------------------------------------------------------------
 
 struct TileInfo {
-  int group, m0, n0;
+  int group, m0, n0;   // n0 in elements
   int64_t start, end;  // reduction rows [start, end), clipped to [0, R]
 };
 
-__device__ __forceinline__ TileInfo tile_info(const Params& p, int tile) {
+// Scheduling unit -> this CTA's tile. With a cluster pair, the unit is a tile pair along M
+// (pair_m) or N, and `rank` picks the CTA's half.
+template <int BM, int BN, bool MC>
+__device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int rank) {
   TileInfo t;
-  const int per_group = p.tiles_m * p.tiles_n;
-  t.group = tile / per_group;
-  const int rem = tile - t.group * per_group;
-  const int mt = rem / p.tiles_n;
-  t.m0 = mt * kBlockM;
-  t.n0 = (rem - mt * p.tiles_n);  // scaled by BN by the caller
+  const int per_group = p.units_m * p.units_n;
+  t.group = unit / per_group;
+  const int rem = unit - t.group * per_group;
+  int mt = rem / p.units_n;
+  int nt = rem - mt * p.units_n;
+  if constexpr (MC) {
+    if (p.tma_side == 2) mt = 2 * mt + rank;  // B shared: the pair spans two m-tiles
+    else nt = 2 * nt + rank;                  // A shared: two n-tiles
+  }
+  t.m0 = mt * BM;
+  t.n0 = nt * BN;
   int64_t s = __ldg(p.offsets + t.group), e = __ldg(p.offsets + t.group + 1);
   s = s < 0 ? 0 : (s > p.num_rows ? p.num_rows : s);
   e = e < s ? s : (e > p.num_rows ? p.num_rows : e);
@@ -172,10 +216,10 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
 
 // ---- the kernel -------------------------------------------------------------------------------
 
-template <int BN>
+template <int BM, int BN, bool MC>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map) {
-  using Cfg = Config<BN>;
+  using Cfg = Config<BM, BN>;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t smem_base = (smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t bar_base = smem_base + kStages * Cfg::kStageBytes;
@@ -183,20 +227,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto empty_bar = [&](int s) { return bar_base + 8u * (kStages + s); };
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
   auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
+  const int rank = MC ? static_cast<int>(cluster_rank()) : 0;
+  const int unit0 = MC ? static_cast<int>(blockIdx.x) / 2 : static_cast<int>(blockIdx.x);
+  const int unit_step = MC ? static_cast<int>(gridDim.x) / 2 : static_cast<int>(gridDim.x);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       // 128 producer threads arrive through cp.async, plus one plain / expect-tx arrival.
       mbar_init(full_bar(s), 129);
-      mbar_init(empty_bar(s), 2);   // one arrival per consumer warpgroup
+      // One arrival per consumer warpgroup (of both CTAs with a cluster: a multicast into a
+      // stage needs it free in both).
+      mbar_init(empty_bar(s), MC ? 4 : 2);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  if constexpr (MC) cluster_sync_all(); else __syncthreads();
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
-    // ================= producer: gathered cp.async loads =================
+    // ================= producer: gathered cp.async loads (+ TMA for an identity operand) =======
     const int pt = threadIdx.x;
     const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j = 0..3
     const int piece = pt & 7;    // 16-byte piece within each 128-byte span
@@ -204,14 +253,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t swz = static_cast<uint32_t>((piece ^ (row_in & 7)) << 4);
     const uint32_t row_off = static_cast<uint32_t>(row_in) * kSpanBytes + swz;
 
-    int tile = blockIdx.x;
+    int unit = unit0;
     int chunk = 0;
     TileInfo ti;
-    auto settle = [&]() {  // move (tile, chunk) to the next tile that has rows left
-      while (tile < p.num_tiles) {
-        ti = tile_info(p, tile);
+    auto settle = [&]() {  // move (unit, chunk) to the next unit that has rows left
+      while (unit < p.num_units) {
+        ti = tile_info<BM, BN, MC>(p, unit, rank);
         if (static_cast<int64_t>(chunk) * kBlockK < ti.end - ti.start) return;
-        tile += gridDim.x;
+        unit += unit_step;
         chunk = 0;
       }
     };
@@ -232,38 +281,46 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     settle();
     int ia[4], ib[4];
-    if (tile < p.num_tiles) load_rows(ti, chunk, ia, ib);
+    if (unit < p.num_units) load_rows(ti, chunk, ia, ib);
     uint32_t it = 0;
-    while (tile < p.num_tiles) {
+    while (unit < p.num_units) {
       const TileInfo cur = ti;
       const int cur_chunk = chunk;
       // Advance and prefetch the next chunk's row indices before waiting on the ring.
       ++chunk;
       settle();
       int na[4], nb[4];
-      if (tile < p.num_tiles) load_rows(ti, chunk, na, nb);
+      if (unit < p.num_units) load_rows(ti, chunk, na, nb);
 
       const int s = static_cast<int>(it % kStages);
       const uint32_t phase = (it / kStages) & 1u;
       mbar_wait(empty_bar(s), phase ^ 1u);
 
-      // A full chunk of an identity operand comes by TMA (one thread); a group's partial last
-      // chunk always goes through cp.async so that rows past the group's end read as zeros.
+      // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA
+      // loads half the columns and multicasts to both). A group's partial last chunk always
+      // goes through cp.async so that rows past the group's end read as zeros. Both CTAs of a
+      // cluster walk the same group, so they take the same branch.
       const int64_t row0 = cur.start + static_cast<int64_t>(cur_chunk) * kBlockK;
       const bool full = row0 + kBlockK <= cur.end;
       const bool a_tma = full && p.tma_side == 1;
       const bool b_tma = full && p.tma_side == 2;
       if (pt == 0) {
-        if (a_tma) {
-          mbar_arrive_expect_tx(full_bar(s), Cfg::kABytes);
-#pragma unroll
-          for (int q = 0; q < kBlockM / 64; ++q)
-            tma_load_2d(stage_a(s) + q * kBlockBytes, &tma_map, cur.m0 + q * 64, static_cast<int>(row0), full_bar(s));
-        } else if (b_tma) {
-          mbar_arrive_expect_tx(full_bar(s), Cfg::kBBytes);
-#pragma unroll
-          for (int q = 0; q < BN / 64; ++q)
-            tma_load_2d(stage_b(s) + q * kBlockBytes, &tma_map, cur.n0 * BN + q * 64, static_cast<int>(row0), full_bar(s));
+        if (a_tma || b_tma) {
+          const int cols = a_tma ? BM : BN;
+          const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
+          const int col0 = a_tma ? cur.m0 : cur.n0;
+          mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
+          if constexpr (MC) {
+            // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
+            // same n0): rank r loads half of the 64-column boxes, each multicast to both.
+            const int half = cols / 128;  // 64-column boxes per CTA
+            for (int q = rank * half; q < (rank + 1) * half; ++q)
+              tma_load_2d_mc(dst0 + q * kBlockBytes, &tma_map, col0 + q * 64, static_cast<int>(row0),
+                             full_bar(s), static_cast<uint16_t>(3));
+          } else {
+            for (int q = 0; q < cols / 64; ++q)
+              tma_load_2d(dst0 + q * kBlockBytes, &tma_map, col0 + q * 64, static_cast<int>(row0), full_bar(s));
+          }
         } else {
           mbar_arrive(full_bar(s));
         }
@@ -272,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const uint32_t sa = stage_a(s) + row_off;
       const uint32_t sb = stage_b(s) + row_off;
       const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
-      const __nv_bfloat16* b_col = p.b + static_cast<int64_t>(cur.n0) * BN + piece * 8;
+      const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const bool va = static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
@@ -283,7 +340,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t rb = sb + j * 16 * kSpanBytes;
         if (!a_tma) {
 #pragma unroll
-          for (int q = 0; q < kBlockM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+          for (int q = 0; q < BM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
         }
         if (!b_tma) {
 #pragma unroll
@@ -302,16 +359,34 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("cp.async.wait_all;" ::: "memory");
   } else {
     // ================= consumers: wgmma + fp32 epilogue =================
-    const int cw = wg - 1;             // which 64-row half of the tile
+    const int cw = wg - 1;             // which half (BM/2 rows) of the tile
     const int t = threadIdx.x & 127;
     const int warp = t >> 5, lane = t & 31;
-    float acc[Cfg::kAccRegs];
+    float acc[Cfg::kMBlocks][Cfg::kAccRegs];
     uint32_t it = 0;
-    for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-      const TileInfo ti = tile_info(p, tile);
+    auto release = [&](int s) {
+      if (t == 0) {
+        if constexpr (MC) {
+          mbar_arrive_cluster(empty_bar(s), 0);
+          mbar_arrive_cluster(empty_bar(s), 1);
+        } else {
+          mbar_arrive(empty_bar(s));
+        }
+      }
+    };
+    if ((p.debug & 8) && (unit0 & 1) && unit0 < p.num_units) {
+      // Experiment: offset odd CTAs (clusters) by about half a tile so that the epilogues of
+      // neighbouring CTAs, whose tiles have the same length, stop coinciding.
+      const TileInfo first = tile_info<BM, BN, MC>(p, unit0, rank);
+      for (int c = 0; c < num_chunks(first); c += 4) __nanosleep(1000);
+    }
+    for (int unit = unit0; unit < p.num_units; unit += unit_step) {
+      const TileInfo ti = tile_info<BM, BN, MC>(p, unit, rank);
       const int nch = num_chunks(ti);
 #pragma unroll
-      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.f;
+      for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
       for (int c = 0; c < nch; ++c) {
         const int s = static_cast<int>(it % kStages);
@@ -320,67 +395,84 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_proxy_async_smem();  // cp.async (generic proxy) writes -> wgmma (async proxy) reads
         if (!(p.debug & 2)) {
 #pragma unroll
-          for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
+          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+#pragma unroll
+            for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
           cute::warpgroup_arrive();
 #pragma unroll
           for (int kk = 0; kk < kBlockK / 16; ++kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
-            const uint64_t da = make_desc_mn_sw128(stage_a(s) + cw * kBlockBytes + kk * 2048,
-                                                   kBlockBytes, 1024);
             const uint64_t db = make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024);
-            wgmma_call<BN>(da, db, acc, std::make_integer_sequence<int, Cfg::kAccRegs>{});
+#pragma unroll
+            for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
+              const uint64_t da = make_desc_mn_sw128(
+                  stage_a(s) + (cw * Cfg::kMBlocks + mb) * kBlockBytes + kk * 2048, kBlockBytes, 1024);
+              wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
+            }
           }
           cute::warpgroup_commit_batch();
         }
         cute::warpgroup_wait<1>();
 #pragma unroll
-        for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
-        if (prev_s >= 0 && t == 0) mbar_arrive(empty_bar(prev_s));
+        for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+#pragma unroll
+          for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+        if (prev_s >= 0) release(prev_s);
         prev_s = s;
         ++it;
       }
       cute::warpgroup_wait<0>();
 #pragma unroll
-      for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[i]);
-      if (prev_s >= 0 && t == 0) mbar_arrive(empty_bar(prev_s));
+      for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+      if (prev_s >= 0) release(prev_s);
 
+      if (p.debug & 1) continue;
+      if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
       // Epilogue. Accumulator fragment of wgmma m64nBN (fp32): register 4j + 2h + e holds
       // row 16 warp + lane/4 + 8h, column 8j + 2 (lane % 4) + e.
-      const int64_t row0 = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + warp * 16 + (lane >> 2);
-      float* base = p.out + row0 * p.N + static_cast<int64_t>(ti.n0) * BN + 2 * (lane & 3);
-      if (p.debug & 1) continue;
-      if (p.accumulate) {
-        if (nch == 0) continue;  // nothing to add: leave out[g] untouched
-        // Loads of a batch are all issued before its stores, so their latencies overlap.
-        constexpr int kBatch = 8;
 #pragma unroll
-        for (int j0 = 0; j0 < BN / 8; j0 += kBatch) {
-          float2 v[kBatch][2];
+      for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
+        const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64 +
+                             warp * 16 + (lane >> 2);
+        float* base = p.out + orow * p.N + ti.n0 + 2 * (lane & 3);
+        const float* a_ = acc[mb];
+        if (p.accumulate) {
+          // Loads of a batch are all issued before its stores, so their latencies overlap.
+          constexpr int kBatch = 4;
 #pragma unroll
-          for (int j = 0; j < kBatch; ++j)
+          for (int j0 = 0; j0 < BN / 8; j0 += kBatch) {
+            float2 v[kBatch][2];
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-              v[j][h] = *reinterpret_cast<const float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * (j0 + j));
+            for (int j = 0; j < kBatch; ++j)
 #pragma unroll
-          for (int j = 0; j < kBatch; ++j)
+              for (int h = 0; h < 2; ++h)
+                v[j][h] = *reinterpret_cast<const float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * (j0 + j));
+#pragma unroll
+            for (int j = 0; j < kBatch; ++j)
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * (j0 + j));
+                *dst = make_float2(v[j][h].x + a_[4 * (j0 + j) + 2 * h], v[j][h].y + a_[4 * (j0 + j) + 2 * h + 1]);
+              }
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * (j0 + j));
-              *dst = make_float2(v[j][h].x + acc[4 * (j0 + j) + 2 * h], v[j][h].y + acc[4 * (j0 + j) + 2 * h + 1]);
+              float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * j);
+              *dst = make_float2(a_[4 * j + 2 * h], a_[4 * j + 2 * h + 1]);
             }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float2* dst = reinterpret_cast<float2*>(base + static_cast<int64_t>(8 * h) * p.N + 8 * j);
-            *dst = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
           }
         }
       }
     }
   }
+  // With a cluster, neither CTA may exit while its peer can still arrive on its barriers or
+  // multicast into its shared memory.
+  if constexpr (MC) cluster_sync_all();
 }
 
 }  // namespace pk::sm90::kgrouped
