@@ -98,6 +98,20 @@ def run_shape(name, T, E, K, reps, out):
     torch.cuda.synchronize()
     res["ours_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
     res["ours_fwdbwd_ms"] = bench(ours_fb, reps)
+    try:  # the same, captured once as a CUDA graph (no launch gaps; proves no host sync inside)
+        st = torch.cuda.Stream()
+        st.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(st):
+            ours_fb()
+        torch.cuda.current_stream().wait_stream(st)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            ours_fb()
+        res["ours_fwdbwd_graph_ms"] = bench(graph.replay, reps)
+        del graph
+    except Exception as e:  # noqa: BLE001
+        res["ours_fwdbwd_graph_ms"] = float("nan")
+        res["graph_error"] = str(e)[:200]
     # saved for backward per token: x row + z rows + routing (counts/offsets amortised ~0)
     res["saved_bytes_per_token"] = 2 * H + K * 2 * I * 2 + K * 4 * 2
 
@@ -172,16 +186,20 @@ def breakdown(name, T, E, K, reps):
         rows.append((label, ms, flops / ms / 1e9 if flops else 0.0))
 
     t("routing", lambda: deep_gemm.moe_routing(idx, E, validate=False), 0)
-    t("gemm1+swiglu", lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),
-      ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h), c0, s), 2 * f)
-    t("gemm2", lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev), f)
+    for v in (1, 2):
+        vn = ctypes.c_int(v)
+        tag = " coop" if v == 1 else " pingpong"
+        t("gemm1+swiglu" + tag, lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T),
+          ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z),
+          ptr(h), c0, vn, s), 2 * f)
+        t("gemm2" + tag, lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev, vn), f)
+        t("dh+swiglu_bwd" + tag, lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T),
+          ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z),
+          ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, s), f)
+        t("dx gemm" + tag, lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o,
+          H, dev, vn), 2 * f)
     t("combine", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
       ctypes.c_int(K), ptr(p2s), ptr(w), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s), 0)
-    t("dh+swiglu_bwd", lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H),
-      ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z), ptr(w), ptr(dz),
-      ptr(hw), ptr(part), c0, s), f)
-    t("dx gemm", lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o, H, dev),
-      2 * f)
     t("dx combine+dtw", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
       ctypes.c_int(K), ptr(p2s), ptr(None), ptr(y), ptr(part), ctypes.c_int(I // 128), ptr(dtw), s), 0)
     tok = torch.div(sp, K, rounding_mode="floor").to(torch.int32)
@@ -230,6 +248,9 @@ def main():
               f"({r['torch_fwd_tflops']:.0f}) | {r['torch_fwdbwd_ms']:.2f} ({r['torch_fwdbwd_tflops']:.0f}) | "
               f"{r['speedup_fwd']:.2f}x / {r['speedup_fwdbwd']:.2f}x | {r['ours_peak_mib']:.0f} / "
               f"{r['torch_peak_mib']:.0f} | {r['saved_bytes_per_token']} |")
+    for r in results:
+        print(f"{r['shape']}: ours fwd+bwd as one CUDA graph {r['ours_fwdbwd_graph_ms']:.2f} ms "
+              f"({3 * 6 * r['T'] * r['K'] * r['H'] * r['I'] / r['ours_fwdbwd_graph_ms'] / 1e9:.0f} TFLOP/s)")
     print(f"dense ceiling {ceiling:.0f} TFLOP/s")
     if a.json:
         with open(a.json, "w") as f:

@@ -65,16 +65,22 @@ def _check_moe(x, topk_idx, topk_weights, w13, w2, precision):
     return T, H, K, E, I
 
 
+def _variant(op: str) -> ctypes.c_int:
+    """Kernel variant per op (0 = the library's default, 1 = cooperative, 2 = ping-pong), overridable
+    for benchmarking with PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM)."""
+    return ctypes.c_int(int(os.environ.get(f"PK_SM90_VARIANT_{op}", "0")))
+
+
 def _c(t: torch.Tensor) -> torch.Tensor:
     return t if t.is_contiguous() else t.contiguous()
 
 
 def _m_grouped(lib, a, lda, a_index, topk, b, b_mn_major, num_groups, n, k, group_mode, sizes, max_m,
-               max_rows, out, ld_out, dev):
+               max_rows, out, ld_out, dev, variant=None):
     lib.call("pk_sm90_m_grouped_gemm_bf16", ptr(a), ctypes.c_int64(lda), ptr(a_index), ctypes.c_int(topk),
              ptr(b), ctypes.c_int(b_mn_major), ctypes.c_int(num_groups), ctypes.c_int(n), ctypes.c_int(k),
              ctypes.c_int(group_mode), ptr(sizes), ctypes.c_int(max_m), ctypes.c_int64(max_rows), ptr(out),
-             ctypes.c_int64(ld_out), stream_of(dev))
+             ctypes.c_int64(ld_out), variant if variant is not None else _variant("GEMM"), stream_of(dev))
 
 
 def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, precision):
@@ -95,8 +101,8 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
         s = stream_of(dev)
         lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h),
-                 _clamp_arg(activation_clamp), s)
-        _m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, offsets, 0, n, o, H, dev)
+                 _clamp_arg(activation_clamp), _variant("GEMM1"), s)
+        _m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, offsets, 0, n, o, H, dev, _variant("GEMM2"))
         lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
                  ptr(pair_to_sorted), ptr(tw), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s)
     return y, z
@@ -152,8 +158,8 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
         s = stream_of(dev)
         lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z_sorted),
-                 ptr(tw), ptr(dz), ptr(hw), ptr(part), _clamp_arg(activation_clamp), s)
-        _m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, offsets, 0, n, dxs, H, dev)
+                 ptr(tw), ptr(dz), ptr(hw), ptr(part), _clamp_arg(activation_clamp), _variant("DH"), s)
+        _m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, offsets, 0, n, dxs, H, dev, _variant("DX"))
         lib.call("pk_sm90_token_combine", ptr(dxs), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
                  ptr(pair_to_sorted), ptr(None), ptr(dx), ptr(part), ctypes.c_int(parts), ptr(dtw), s)
     tok = torch.div(sorted_pair, K, rounding_mode="floor").to(torch.int32)

@@ -12,16 +12,20 @@
 using namespace pk::sm90;
 
 namespace {
-using CfgK = GemmConfig<256, 4, BMode::kKMajor>;
-using CfgMN = GemmConfig<256, 4, BMode::kMNMajor>;
+// variant: 0 = default, 1 = cooperative 128 x 256 (2 warpgroups on one tile), 2 = ping-pong 128 x 128.
+template <bool PP, BMode BM>
+using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP>;
+constexpr int kDefaultVariantK = 1;
+constexpr int kDefaultVariantMN = 1;
 
-template <class Cfg>
+template <class C>
 void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
                 int64_t max_rows, cudaStream_t s) {
+  using E = EpiStoreBf16<C::BN, C::kMI>;
   if (mp.a_index != nullptr)
-    launch_grouped_gemm<Cfg, AMode::kGatherPair, EpiStoreBf16<256>>(tb, mp, g, ep, max_rows, s);
+    launch_grouped_gemm<C, AMode::kGatherPair, E>(tb, mp, g, ep, max_rows, s);
   else
-    launch_grouped_gemm<Cfg, AMode::kContiguous, EpiStoreBf16<256>>(tb, mp, g, ep, max_rows, s);
+    launch_grouped_gemm<C, AMode::kContiguous, E>(tb, mp, g, ep, max_rows, s);
 }
 }  // namespace
 
@@ -30,7 +34,7 @@ void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo
 PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int* a_index, int topk,
                                           const void* b, int b_mn_major, int num_groups, int n, int k,
                                           int group_mode, const int* sizes, int max_m, int64_t max_rows,
-                                          void* out, int64_t ld_out, void* stream) {
+                                          void* out, int64_t ld_out, int variant, void* stream) {
   return pk::guarded("pk_sm90_m_grouped_gemm_bf16", [&] {
     PK_REQUIRE(k % 64 == 0 && k > 0, "K must be a positive multiple of 64, got %d", k);
     PK_REQUIRE(n % 8 == 0 && n > 0, "N must be a positive multiple of 8, got %d", n);
@@ -38,8 +42,10 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(group_mode == 0 || group_mode == 1, "group_mode must be 0 or 1");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
     GroupInfo g{sizes, num_groups, max_m, group_mode == 0 ? GroupMode::kOffsets : GroupMode::kMasked};
+    const bool pp = (variant == 0 ? (b_mn_major ? kDefaultVariantMN : kDefaultVariantK) : variant) == 2;
+    const int bn = pp ? 128 : 256;
     MainloopParams mp{static_cast<const __nv_bfloat16*>(a), lda, a_index, topk > 0 ? topk : 1, k, n, 0,
-                      (n + 255) / 256};
+                      (n + bn - 1) / bn};
     EpilogueParams ep{};
     ep.out = static_cast<__nv_bfloat16*>(out);
     ep.ld_out = ld_out;
@@ -48,10 +54,12 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     if (b_mn_major) {
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
-      dispatch_a<CfgMN>(tb, mp, g, ep, max_rows, s);
+      if (pp) dispatch_a<Cfg<true, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
+      else dispatch_a<Cfg<false, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
     } else {
-      const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, 256);
-      dispatch_a<CfgK>(tb, mp, g, ep, max_rows, s);
+      const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, bn);
+      if (pp) dispatch_a<Cfg<true, BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
+      else dispatch_a<Cfg<false, BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
     }
   });
 }

@@ -9,8 +9,15 @@
 using namespace pk::sm90;
 
 namespace {
-using Gemm1Cfg = GemmConfig<256, 4, BMode::kKMajorSplit>;  // gate 128 + up 128 columns
-using DhCfg = GemmConfig<128, 6, BMode::kMNMajor>;         // dy . W2 (W2 read [K=H, N=I])
+// variant: 0 = default, 1 = cooperative (2 warpgroups on one tile), 2 = ping-pong.
+// GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
+using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
+using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
+// dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
+using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
+using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
+constexpr int kDefaultGemm1 = 1;
+constexpr int kDefaultDh = 1;
 
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
 }  // namespace
@@ -22,16 +29,18 @@ inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
 PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hidden, int topk,
                                        const int* sorted_pair, const int* offsets, int num_experts,
                                        const void* w13, int inter, void* z, void* h, float clamp,
-                                       void* stream) {
+                                       int variant, void* stream) {
   return pk::guarded("pk_sm90_moe_gemm1_swiglu", [&] {
     PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
     PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
     PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
-    const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, 128);
+    const bool pp = (variant == 0 ? kDefaultGemm1 : variant) == 2;
+    const int half = pp ? 64 : 128;  // gate (and up) columns per tile
+    const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
-                      inter / 128};
+                      inter / half};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
     EpilogueParams ep{};
     ep.out = static_cast<__nv_bfloat16*>(z);
@@ -40,8 +49,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     ep.ld_out2 = inter;
     ep.inter = inter;
     ep.clamp = clamp_value(clamp);
-    launch_grouped_gemm<Gemm1Cfg, AMode::kGatherPair, EpiSwiGLUFwd<256>>(tb, mp, g, ep, rows,
-                                                                          static_cast<cudaStream_t>(stream));
+    auto st = static_cast<cudaStream_t>(stream);
+    if (pp)
+      launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
+    else
+      launch_grouped_gemm<Gemm1Coop, AMode::kGatherPair, EpiSwiGLUFwd<256, 1>>(tb, mp, g, ep, rows, st);
   });
 }
 
@@ -51,7 +63,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
 PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int hidden, int topk,
                                         const int* sorted_pair, const int* offsets, int num_experts,
                                         const void* w2, int inter, const void* z, const float* topk_w,
-                                        void* dz, void* hw, float* part, float clamp, void* stream) {
+                                        void* dz, void* hw, float* part, float clamp, int variant,
+                                        void* stream) {
   return pk::guarded("pk_sm90_moe_dh_swiglu_bwd", [&] {
     PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
     PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
@@ -75,8 +88,11 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     ep.part = part;
     ep.inter = inter;
     ep.clamp = clamp_value(clamp);
-    launch_grouped_gemm<DhCfg, AMode::kGatherPair, EpiSwiGLUBwd<128>>(tb, mp, g, ep, rows,
-                                                                       static_cast<cudaStream_t>(stream));
+    auto st = static_cast<cudaStream_t>(stream);
+    if ((variant == 0 ? kDefaultDh : variant) == 2)
+      launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
+    else
+      launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
   });
 }
 

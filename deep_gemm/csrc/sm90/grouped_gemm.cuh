@@ -21,14 +21,17 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
   uint8_t* smem_b = smem + Cfg::kStages * Cfg::kABytes;
   uint64_t* full = reinterpret_cast<uint64_t*>(smem_b + Cfg::kStages * Cfg::kBBytes);
   uint64_t* empty = full + Cfg::kStages;
-  int* sched_ints = reinterpret_cast<int*>(empty + Cfg::kStages);
+  uint64_t* done = empty + Cfg::kStages;  // ping-pong: [2] "warpgroup w finished a mainloop"
+  int* sched_ints = reinterpret_cast<int*>(done + 2);
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&full[s], 128 + 1);  // 128 producer cp.async arrivals + the TMA thread's expect_tx
-      mbar_init(&empty[s], 8);       // one arrival per consumer warp
+      mbar_init(&empty[s], Cfg::kConsumerArrivals);  // one arrival per consumer warp of a stage
     }
+    mbar_init(&done[0], 4);
+    mbar_init(&done[1], 4);
     fence_barrier_init();
   }
   Scheduler<kBM> sched;
@@ -42,13 +45,28 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
     setmaxnreg_inc<216>();
     using namespace cute;
     typename Cfg::TiledMma mma;
-    Tensor accum = partition_fragment_C(mma, Shape<Int<64>, Int<Cfg::BN>>{});
-    uint32_t it = 0;
+    Tensor accum = partition_fragment_C(mma, Shape<Int<Cfg::kWgRows>, Int<Cfg::BN>>{});
     const int total = sched.total_tiles();
-    for (int tile = blockIdx.x; tile < total; tile += gridDim.x) {
+    const int k_blocks = mp.k / kBK;
+    int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
+    for (int tile = blockIdx.x; tile < total; tile += gridDim.x, ++j) {
+      if (Cfg::kPingPong && (j & 1) != wg - 1) continue;
       const TileCoord c = sched.coord(tile);
+      typename Epi::Pre pre;
+      Epi::prefetch(ep, c, wg - 1, pre);
+      uint32_t it = static_cast<uint32_t>(j) * k_blocks;
+      if constexpr (Cfg::kPingPong) {
+        // Start only after the other warpgroup's mainloop of tile j-1 is through: then every
+        // earlier phase of the stages this tile waits on has completed, so the parity waits
+        // cannot alias a phase one round behind (and the two mainloops take turns).
+        const int other = 2 - wg;  // consumer index of the other warpgroup
+        if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
+      }
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum);
-      Epi::apply(ep, c, wg - 1, accum);
+      if constexpr (Cfg::kPingPong) {
+        if (threadIdx.x % 32 == 0) mbar_arrive(&done[wg - 1]);
+      }
+      Epi::apply(ep, c, wg - 1, accum, pre);
     }
   }
 #endif

@@ -40,15 +40,23 @@ enum class BMode : int {
   kMNMajor = 2,      // BN/64 boxes {64 (n), 64 (k)} at (n_block*BN + 64c, k, e)
 };
 
-template <int BN_, int Stages_, BMode BMODE_>
+// kPingPong = false (cooperative): both consumer warpgroups work on one 128 x BN tile, 64 rows
+// each, and run their epilogues at the same time. kPingPong = true: each consumer warpgroup owns
+// whole 128 x BN tiles (two m64 wgmmas per k-step) and the two alternate, so that one's epilogue
+// runs while the other's MMAs do (CTA-local tile j goes to warpgroup j % 2).
+template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
   static constexpr BMode kBMode = BMODE_;
   static constexpr bool kBMN = BMODE_ == BMode::kMNMajor;
+  static constexpr bool kPingPong = PingPong_;
+  static constexpr int kWgRows = kPingPong ? 128 : 64;  // rows of the tile one warpgroup computes
+  static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
+  static constexpr int kConsumerArrivals = kPingPong ? 4 : 8;  // warps releasing a stage
   using T = cute::bfloat16_t;
   using SmemLayoutA = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
-                                                   cute::Shape<cute::_64, cute::Int<kBK>>{}));
+                                                   cute::Shape<cute::Int<kWgRows>, cute::Int<kBK>>{}));
   using SmemLayoutB = std::conditional_t<
       kBMN,
       decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<T>{},
@@ -68,7 +76,7 @@ struct GemmConfig {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
   static constexpr int kSmemBytes =
-      1024 /*align slack*/ + kStages * kStageBytes + 2 * kStages * 8 + kSchedInts * 4;
+      1024 /*align slack*/ + kStages * kStageBytes + (2 * kStages + 2) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
@@ -145,7 +153,8 @@ __device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-// One tile's mainloop for one consumer warpgroup (wg = 0/1 owns rows 64wg..64wg+63).
+// One tile's mainloop for one consumer warpgroup (cooperative: wg = 0/1 owns rows 64wg..64wg+63;
+// ping-pong: the whole tile).
 template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
@@ -160,7 +169,8 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     const uint32_t s = it % Cfg::kStages;
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
-    auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes + wg * (kBM / 2) * kBK * 2);
+    auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
