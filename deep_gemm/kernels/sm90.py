@@ -76,11 +76,12 @@ def _c(t: torch.Tensor) -> torch.Tensor:
 
 
 def _m_grouped(lib, a, lda, a_index, topk, b, b_mn_major, num_groups, n, k, group_mode, sizes, max_m,
-               max_rows, out, ld_out, dev, variant=None):
+               max_rows, out, ld_out, dev, variant=None, out_rows=None):
     lib.call("pk_sm90_m_grouped_gemm_bf16", ptr(a), ctypes.c_int64(lda), ptr(a_index), ctypes.c_int(topk),
              ptr(b), ctypes.c_int(b_mn_major), ctypes.c_int(num_groups), ctypes.c_int(n), ctypes.c_int(k),
              ctypes.c_int(group_mode), ptr(sizes), ctypes.c_int(max_m), ctypes.c_int64(max_rows), ptr(out),
-             ctypes.c_int64(ld_out), variant if variant is not None else _variant("GEMM"), stream_of(dev))
+             ctypes.c_int64(ld_out), ptr(out_rows), variant if variant is not None else _variant("GEMM"),
+             stream_of(dev))
 
 
 def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, precision):
@@ -166,3 +167,68 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
     _wgrad(dy, tok, hw, None, offsets, dw2)
     _wgrad(dz, None, x, tok, offsets, dw13)
     return dx, dw13, dw2, dtw
+
+
+# ---- public bf16 m-grouped GEMMs (DeepGEMM names; semantics in deep_gemm/reference/gemm.py) --------
+
+def _gemm_lib(a: torch.Tensor):
+    if a.device.type != "cuda":
+        raise NotSupportedHere("CPU tensors")
+    return _lib(a.device, "pk_sm90_m_grouped_gemm_bf16")
+
+
+def _check_gemm_dims(d, k: int, n: int, mn_major: bool):
+    if d.dtype != _BF16:
+        raise NotSupportedHere("the sm90 grouped GEMM writes bf16 d only (fp32 d: reference)")
+    if k % 64 or k == 0:
+        raise NotSupportedHere(f"K must be a positive multiple of 64, got {k}")
+    if n % (64 if mn_major else 8) or n == 0:
+        raise NotSupportedHere(f"N must be a multiple of {64 if mn_major else 8}, got {n}")
+
+
+def _m_contiguous(a, b, d, grouped_layout, use_psum_layout, mn_major: bool):
+    lib = _gemm_lib(a)
+    M, K = a.shape
+    G = b.shape[0]
+    N = b.shape[2] if mn_major else b.shape[1]
+    _check_gemm_dims(d, K, N, mn_major)
+    if not (a.is_contiguous() and b.is_contiguous() and d.is_contiguous()):
+        raise NotSupportedHere("non-contiguous operands")
+    if M == 0:
+        return
+    dev = a.device
+    with torch.cuda.device(dev):
+        if use_psum_layout:
+            from ..reference.gemm import _mk_alignment
+            _m_grouped(lib, a, K, None, 1, b, int(mn_major), G, N, K, 2, grouped_layout, int(_mk_alignment()), M,
+                       d, N, dev)
+        else:
+            # m_indices (group of each row, -1 = padding): sort rows by group on the GPU (the MoE
+            # routing kernel with K = 1), gather A rows in the load and scatter D rows in the store.
+            from ..routing import moe_routing
+            r = moe_routing(grouped_layout.view(M, 1), G, validate=False)
+            _m_grouped(lib, a, K, r.sorted_pair, 1, b, int(mn_major), G, N, K, 0, r.offsets, 0, M, d, N, dev,
+                       out_rows=r.sorted_pair)
+
+
+def m_grouped_bf16_gemm_nt_contiguous(a, b, d, grouped_layout, compiled_dims="nk", use_psum_layout=False,
+                                      ensure_zero_padding=True, expected_m_for_psum_layout=None):
+    _m_contiguous(a, b, d, grouped_layout, use_psum_layout, mn_major=False)
+
+
+def m_grouped_bf16_gemm_nn_contiguous(a, b, d, grouped_layout, compiled_dims="nk", use_psum_layout=False,
+                                      ensure_zero_padding=True):
+    _m_contiguous(a, b, d, grouped_layout, use_psum_layout, mn_major=True)
+
+
+def m_grouped_bf16_gemm_nt_masked(a, b, d, masked_m, expected_m, compiled_dims="nk"):
+    lib = _gemm_lib(a)
+    G, M, K = a.shape
+    N = b.shape[1]
+    _check_gemm_dims(d, K, N, False)
+    if not (a.is_contiguous() and b.is_contiguous() and d.is_contiguous()):
+        raise NotSupportedHere("non-contiguous operands")
+    if M == 0:
+        return
+    with torch.cuda.device(a.device):
+        _m_grouped(lib, a, K, None, 1, b, 0, G, N, K, 1, masked_m, M, G * M, d, N, a.device)

@@ -29,19 +29,23 @@ void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo
 }
 }  // namespace
 
-// group_mode 0: sizes = offsets [G+1]; 1: sizes = masked_m [G] with max_m rows per group.
-// max_rows: rows of A's sorted layout (offsets mode) — an upper bound for the persistent grid.
+// group_mode 0: sizes = offsets [G+1]; 1: sizes = masked_m [G] with max_m rows per group;
+// 2: sizes = psum ends [G], groups aligned to max_m rows.
+// max_rows: rows of A's sorted layout (offsets / psum) — an upper bound for the persistent grid.
+// out_rows (nullable): sorted row p is stored to output row out_rows[p] (scatter back).
 PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int* a_index, int topk,
                                           const void* b, int b_mn_major, int num_groups, int n, int k,
                                           int group_mode, const int* sizes, int max_m, int64_t max_rows,
-                                          void* out, int64_t ld_out, int variant, void* stream) {
+                                          void* out, int64_t ld_out, const int* out_rows, int variant,
+                                          void* stream) {
   return pk::guarded("pk_sm90_m_grouped_gemm_bf16", [&] {
     PK_REQUIRE(k % 64 == 0 && k > 0, "K must be a positive multiple of 64, got %d", k);
     PK_REQUIRE(n % 8 == 0 && n > 0, "N must be a positive multiple of 8, got %d", n);
     PK_REQUIRE(lda % 8 == 0 && ld_out % 8 == 0, "row strides must be multiples of 8 elements");
-    PK_REQUIRE(group_mode == 0 || group_mode == 1, "group_mode must be 0 or 1");
+    PK_REQUIRE(group_mode >= 0 && group_mode <= 2, "group_mode must be 0, 1 or 2");
+    PK_REQUIRE(group_mode == 0 || max_m > 0, "max_m (rows per group / alignment) must be positive");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
-    GroupInfo g{sizes, num_groups, max_m, group_mode == 0 ? GroupMode::kOffsets : GroupMode::kMasked};
+    GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
     const bool pp = (variant == 0 ? (b_mn_major ? kDefaultVariantMN : kDefaultVariantK) : variant) == 2;
     const int bn = pp ? 128 : 256;
     MainloopParams mp{static_cast<const __nv_bfloat16*>(a), lda, a_index, topk > 0 ? topk : 1, k, n, 0,
@@ -50,6 +54,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     ep.out = static_cast<__nv_bfloat16*>(out);
     ep.ld_out = ld_out;
     ep.n_out = n;
+    ep.out_rows = out_rows;
     auto s = static_cast<cudaStream_t>(stream);
     if (b_mn_major) {
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);

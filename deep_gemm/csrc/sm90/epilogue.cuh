@@ -23,6 +23,7 @@ struct EpilogueParams {
   const int* sorted_pair;  // SwiGLU bwd: sorted row -> flat pair
   float* part;             // SwiGLU bwd: partial <dA, h> [rows, n_blocks]
   int n_out;               // valid output columns (StoreBf16)
+  const int* out_rows;     // StoreBf16: when set, sorted row p is written to output row out_rows[p]
   int inter;               // I
   float clamp;             // +inf when no clamp
 };
@@ -55,7 +56,9 @@ struct EpiStoreBf16 {
       for (int r = 0; r < 2; ++r) {
         const int local = local_row<MI>(c, wg, m, r);
         if (local >= c.rows) continue;
-        __nv_bfloat16* row = e.out + (int64_t)(c.row_begin + local) * e.ld_out;
+        const int p = c.row_begin + local;
+        const int64_t orow = e.out_rows ? (int64_t)__ldg(e.out_rows + p) : (int64_t)p;
+        __nv_bfloat16* row = e.out + orow * e.ld_out;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int col = c.n_block * BN + 8 * j + 2 * (lane % 4);

@@ -45,7 +45,7 @@ inline int num_sms() {
 // Upper bound on the m-tiles of a grouped layout, without reading the device sizes.
 inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows) {
   if (g.mode == GroupMode::kMasked) return (int64_t)g.num_groups * ((g.max_m + kBM - 1) / kBM);
-  return (max_rows + kBM - 1) / kBM + g.num_groups;
+  return (max_rows + kBM - 1) / kBM + g.num_groups;  // offsets / psum: each group adds <= 1 partial tile
 }
 
 template <class Cfg, AMode AM, class Epi>

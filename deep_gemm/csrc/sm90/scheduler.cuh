@@ -4,6 +4,9 @@
 // sorted operand. Two sources of sizes:
 //   kOffsets: rows_e = offsets[e+1] - offsets[e], base_e = offsets[e]   (MoE / contiguous layout)
 //   kMasked : rows_e = min(masked_m[e], max_m), base_e = e * max_m       (masked layout)
+//   kPsum   : base_e = align(ends[e-1], max_m) (0 for e = 0), rows_e = ends[e] - base_e
+//             (DeepGEMM's psum layout: ends [E] exclusive, groups start on alignment boundaries;
+//             the alignment travels in max_m)
 // Every CTA builds the prefix of per-group M-tile counts in shared memory once, then walks the
 // global tile list t = blockIdx.x, blockIdx.x + gridDim.x, ...; tile t is (m-tile t / NB,
 // n-block t % NB), so the CTAs working at one time share the A rows of one m-tile and the weights
@@ -14,12 +17,12 @@
 
 namespace pk::sm90 {
 
-enum class GroupMode : int { kOffsets = 0, kMasked = 1 };
+enum class GroupMode : int { kOffsets = 0, kMasked = 1, kPsum = 2 };
 
 struct GroupInfo {
-  const int* sizes;  // offsets [E+1] (kOffsets) or masked_m [E] (kMasked)
+  const int* sizes;  // offsets [E+1] (kOffsets), masked_m [E] (kMasked), ends [E] (kPsum)
   int num_groups;
-  int max_m;         // kMasked only
+  int max_m;         // kMasked: rows per group; kPsum: alignment
   GroupMode mode;
 };
 
@@ -50,9 +53,13 @@ struct Scheduler {
       if (g.mode == GroupMode::kOffsets) {
         base = g.sizes[e];
         rows = g.sizes[e + 1] - base;
-      } else {
+      } else if (g.mode == GroupMode::kMasked) {
         base = e * g.max_m;
         rows = min(max(g.sizes[e], 0), g.max_m);
+      } else {
+        const int prev = e == 0 ? 0 : g.sizes[e - 1];
+        base = e == 0 ? 0 : (prev + g.max_m - 1) / g.max_m * g.max_m;
+        rows = max(g.sizes[e] - base, 0);
       }
       row_base[e] = base;
       row_count[e] = rows;
