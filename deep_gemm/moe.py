@@ -74,7 +74,8 @@ def check_moe_args(x, topk_idx, topk_weights, w13, w2, precision, activation_cla
     K = topk_idx.shape[1]
     tw_dtypes = (torch.float32, torch.float64) if x.dtype == torch.float64 else (torch.float32,)
     check_tensor("topk_weights", topk_weights, dtypes=tw_dtypes, shape=(T, K), device=dev)
-    check_tensor("w13", w13, dtypes=(x.dtype,), ndim=3, device=dev)
+    w_dtypes = (x.dtype, torch.float32) if x.dtype == torch.bfloat16 else (x.dtype,)
+    check_tensor("w13", w13, dtypes=w_dtypes, ndim=3, device=dev)
     E, I2, H_ = w13.shape
     if H_ != H or I2 % 2:
         raise ValueError(f"w13 (gate_up_proj) must have shape [E, 2I, H] with H = x.shape[1] = {H}; "
@@ -82,7 +83,7 @@ def check_moe_args(x, topk_idx, topk_weights, w13, w2, precision, activation_cla
     if E == 0:
         raise ValueError("w13 must hold at least one expert (E = w13.shape[0] > 0)")
     I = I2 // 2
-    check_tensor("w2", w2, dtypes=(x.dtype,), shape=(E, H, I), device=dev)
+    check_tensor("w2", w2, dtypes=(w13.dtype,), shape=(E, H, I), device=dev)
     if not ref_only:
         m = MOE_DIM_MULTIPLE
         if H % m:
@@ -105,8 +106,8 @@ def _mega_moe_forward(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: tor
                       grad_acc_w13: Optional[torch.Tensor] = None,
                       grad_acc_w2: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
     routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
-    return kernels.call("moe_forward", x.device, x, topk_idx, topk_weights, w13, w2, routing,
-                        activation_clamp, precision)
+    return kernels.call("moe_forward", x.device, x, topk_idx, topk_weights, w13.to(x.dtype), w2.to(x.dtype),
+                        routing, activation_clamp, precision)
 
 
 @_mega_moe_forward.register_fake
@@ -123,8 +124,8 @@ def _mega_moe_backward(dy: torch.Tensor, x: torch.Tensor, topk_idx: torch.Tensor
                        activation_clamp: Optional[float], precision: str
                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
-    return kernels.call("moe_backward", x.device, dy, x, topk_idx, topk_weights, w13, w2, routing,
-                        z_sorted, activation_clamp, precision)
+    return kernels.call("moe_backward", x.device, dy, x, topk_idx, topk_weights, w13.to(x.dtype),
+                        w2.to(x.dtype), routing, z_sorted, activation_clamp, precision)
 
 
 @_mega_moe_backward.register_fake
@@ -176,13 +177,16 @@ def mega_moe(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor
 
     x: bf16 [T, H] (float32/float64 accepted on the reference backend, for testing).
     topk_idx: int64 or int32 [T, K], -1 = masked slot. topk_weights: fp32 [T, K].
-    w13: gate_up_proj [E, 2I, H] (gate rows then up rows), w2: down_proj [E, H, I], dtype of x.
+    w13: gate_up_proj [E, 2I, H] (gate rows then up rows), w2: down_proj [E, H, I], dtype of x, or fp32
+        with bf16 x (fp32 master weights: the kernels get a bf16 copy made inside the op, and the
+        weight gradients reach the fp32 parameters unrounded).
     precision: "bf16" | "fp8" (Hopper blockwise) | "mxfp8" (Blackwell 1x32) | "fp8_bwd" (bf16 fwd, fp8 bwd).
     activation_clamp: c clamps g to <= c and u to [-c, c] before silu(g) * u.
     routing: precomputed deep_gemm.moe_routing(topk_idx, E) (computed here when None).
     grad_accumulators: (acc_w13, acc_w2), fp32 tensors shaped like w13 and w2: the backward adds the
         fp32 weight gradients into them in place and leaves w13.grad / w2.grad untouched
-        (Megatron-style `main_grad`). Without it, .grad has the parameter's dtype.
+        (Megatron-style `main_grad`; eager mode only: torch.compile cannot trace an in-place update
+        in the backward). Without it, .grad has the parameter's dtype (fp32 for fp32 parameters).
     validate: check topk_idx is in [-1, E) (one host read; skipped under torch.compile / graph capture).
 
     Differentiable w.r.t. x, topk_weights, w13 and w2.

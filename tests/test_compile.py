@@ -51,3 +51,15 @@ def test_compile_dynamic_token_count(rng):
         y = mc(x)
         y.float().sum().backward()
         assert y.shape == (T, 128) and x.grad.shape == (T, 128)
+
+
+@pytest.mark.gpu
+def test_compile_gpu(rng):
+    torch._dynamo.reset()
+    m = TinyMoELayer(E=16, H=256, I=128, K=4).cuda()
+    x = torch.randn(3, 100, 256, generator=rng).bfloat16().cuda().requires_grad_()
+    ye = m(x)
+    yc = torch.compile(m, fullgraph=True)(x)
+    assert deep_gemm.calc_diff(yc, ye) < 1e-5
+    yc.float().sum().backward()
+    assert x.grad is not None and torch.isfinite(x.grad).all()

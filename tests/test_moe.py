@@ -195,6 +195,25 @@ def test_grad_accumulators(rng):
     torch.testing.assert_close(acc2, 2 * dw2)
 
 
+def test_fp32_master_weights_get_fp32_grads(rng):
+    """bf16 x with fp32 parameters: the op runs on bf16 copies, gradients arrive in fp32 unrounded."""
+    T, K, E, H, I = 21, 2, 4, 128, 128
+    x, idx, tw, w13, w2 = make_inputs(T, K, E, H, I, "masked", rng)
+    w13_32 = (w13.float() + 1e-3 * torch.randn(w13.shape, generator=rng)).requires_grad_()
+    w2_32 = w2.float().requires_grad_()
+    y = deep_gemm.mega_moe(x, idx, tw, w13_32, w2_32)
+    dy = torch.randn(T, H, generator=rng).bfloat16()
+    y.backward(dy)
+    assert w13_32.grad.dtype == torch.float32 and w2_32.grad.dtype == torch.float32
+    r = deep_gemm.moe_routing(idx, E)
+    y_ref, z = reference.moe_forward(x, idx, tw, w13_32.detach().bfloat16(), w2, r, None, "bf16")
+    _, dw13, dw2, _ = reference.moe_backward(dy, x, idx, tw, w13_32.detach().bfloat16(), w2, r, z, None, "bf16")
+    assert torch.equal(y, y_ref) and torch.equal(w13_32.grad, dw13) and torch.equal(w2_32.grad, dw2)
+    m = deep_gemm.MegaMoE(E, H, I, dtype=torch.float32)
+    m(x, idx, tw).float().sum().backward()
+    assert m.down_proj.grad.dtype == torch.float32
+
+
 def test_module(rng):
     m = deep_gemm.MegaMoE(8, 128, 128, activation_clamp=5.0)
     assert m.gate_up_proj.shape == (8, 256, 128) and m.down_proj.shape == (8, 128, 128)
@@ -265,7 +284,8 @@ BAD = [
     (dict(topk_idx=torch.zeros(5, 2, dtype=torch.int64)), ValueError, r"topk_idx must have shape \[T, K\] with T = x.shape\[0\] = 4"),
     (dict(topk_weights=torch.rand(4, 2).bfloat16()), TypeError, "topk_weights must have dtype float32"),
     (dict(topk_weights=torch.rand(4, 3)), ValueError, r"topk_weights must have shape \[4, 2\]"),
-    (dict(w13=torch.randn(4, 256, 128)), TypeError, "w13 must have dtype bfloat16"),
+    (dict(w13=torch.randn(4, 256, 128).half()), TypeError, "w13 must have dtype bfloat16 or float32"),
+    (dict(w13=torch.randn(4, 256, 128)), TypeError, "w2 must have dtype float32"),
     (dict(w13=torch.randn(4, 256, 256).bfloat16()), ValueError, r"w13 \(gate_up_proj\) must have shape \[E, 2I, H\]"),
     (dict(w2=torch.randn(4, 128, 64).bfloat16()), ValueError, r"w2 must have shape \[4, 128, 128\]"),
     (dict(w2=torch.randn(3, 128, 128).bfloat16()), ValueError, r"w2 must have shape \[4, 128, 128\]"),
@@ -321,3 +341,38 @@ def test_qdq_is_what_reference_multiplies(rng):
     q, s = deep_gemm.per_token_cast_to_fp8(t)
     torch.testing.assert_close(qdq(t, 1, 128, False), deep_gemm.per_token_cast_back_from_fp8(q, s, out_dtype=torch.float32),
                                rtol=0, atol=0)
+
+
+# ---- GPU (skipped without a CUDA GPU with a prime-kernels library) -------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("T,K,E,mode", [(1000, 8, 64, "uniform"), (517, 4, 16, "masked"), (300, 8, 128, "skewed"),
+                                        (0, 8, 16, "uniform")])
+@pytest.mark.parametrize("clamp", [None, 1.0])
+def test_gpu_mega_moe_matches_reference(T, K, E, mode, clamp, rng):
+    H, I = 256, 128
+    x, idx, tw, w13, w2 = make_inputs(T, K, E, H, I, mode, rng)
+    dy = torch.randn(T, H, generator=rng).bfloat16()
+    outs = []
+    for dev in ("cuda", "cpu"):
+        leaves = [t.to(dev).requires_grad_() for t in (x, tw, w13, w2)]
+        y = deep_gemm.mega_moe(leaves[0], idx.to(dev), leaves[1], leaves[2], leaves[3], activation_clamp=clamp)
+        y.backward(dy.to(dev))
+        outs.append([y.detach().cpu()] + [t.grad.cpu() for t in leaves])
+    for g, r, name in zip(*outs, ["y", "dx", "dtopk_weights", "dw13", "dw2"]):
+        assert g.shape == r.shape and g.dtype == r.dtype, name
+        assert deep_gemm.calc_diff(g, r) < 1e-5, name
+
+
+@pytest.mark.gpu
+def test_gpu_precision_errors_and_index_check():
+    major, _ = torch.cuda.get_device_capability()
+    x, idx, tw, w13, w2 = [t.cuda() for t in _ok()]
+    if major != 10:
+        with pytest.raises(ValueError, match=r"precision='mxfp8' .* needs a Blackwell GPU"):
+            deep_gemm.mega_moe(x, idx, tw, w13, w2, precision="mxfp8")
+    idx[0, 0] = 4
+    with pytest.raises(ValueError, match=r"topk_idx must hold expert indices in \[-1, 4\)"):
+        deep_gemm.mega_moe(x, idx, tw, w13, w2)
+    with pytest.raises(ValueError, match="topk_idx is on cpu but the other inputs are on cuda"):
+        deep_gemm.mega_moe(x, idx.cpu(), tw, w13, w2)
