@@ -30,6 +30,13 @@ def _dt(d: torch.dtype) -> str:
     return str(d).replace("torch.", "")
 
 
+@torch.compiler.assume_constant_result
+def _gpu_info(index: int) -> tuple:
+    """(major, minor, description) of cuda:index; a constant to torch.compile (no graph break)."""
+    major, minor = torch.cuda.get_device_capability(index)
+    return major, minor, f"{torch.cuda.get_device_name(index)} (cuda:{index}, compute capability {major}.{minor})"
+
+
 def check_precision(precision, device: torch.device) -> None:
     """ValueError when `precision` is unknown or the GPU of `device` cannot run it."""
     if not isinstance(precision, str) or precision not in PRECISIONS:
@@ -37,8 +44,7 @@ def check_precision(precision, device: torch.device) -> None:
     if device.type != "cuda" or precision == "bf16":
         return
     index = device.index if device.index is not None else torch.cuda.current_device()
-    major, minor = torch.cuda.get_device_capability(index)
-    gpu = f"{torch.cuda.get_device_name(index)} (cuda:{index}, compute capability {major}.{minor})"
+    major, _, gpu = _gpu_info(index)
     if precision == "mxfp8" and major != 10:
         raise ValueError(f"precision='mxfp8' (1x32 UE8M0 blocks) needs a Blackwell GPU (compute capability "
                          f"10.x); {gpu} cannot run it. Use precision='fp8' (Hopper blockwise FP8) or 'bf16'.")

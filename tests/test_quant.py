@@ -145,3 +145,12 @@ E = [
 def test_errors(bad, exc, match):
     with pytest.raises(exc, match=match):
         bad()
+
+
+def test_empty_inputs():
+    for cast in (deep_gemm.per_token_cast_to_fp8, deep_gemm.per_block_cast_to_fp8, deep_gemm.per_channel_cast_to_fp8):
+        q, sf = cast(torch.zeros(0, 256))
+        assert q.shape == (0, 256)
+    q, e = deep_gemm.per_token_cast_to_mxfp8(torch.zeros(0, 64))
+    assert q.shape == (0, 64) and e.shape == (0, 2)
+    assert deep_gemm.per_token_cast_back_from_mxfp8(q, e).shape == (0, 64)
