@@ -101,15 +101,18 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
     # Variants (kwargs of k_grouped_wgrad). debug bit 0: no epilogue stores, bit 1: no wgmma.
     variants = {
         "ours": {},
-        "no_tma": {"_use_tma": False},
+        "no_rot": {"_debug": 16},
         "no_mc": {"_debug": 4},
+        "no_tma": {"_use_tma": False},
         "desync": {"_debug": 8},
         "acc": {"accumulate": True},
         "bn128": {"_block_n": 128},
         "no_epi": {"_debug": 1},
         "no_mma": {"_debug": 2},
         "loads": {"_debug": 3},
-        "loads_no_mc": {"_debug": 7},
+        "loads_no_rot": {"_debug": 19},
+        "no_loads": {"_debug": 64},
+        "no_fence": {"_debug": 32},
     }
     vt = {}
     for vname, kw in variants.items():
@@ -207,7 +210,27 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("--T", type=int, default=16384)
+    ap.add_argument("--profile", type=int, default=0,
+                    help="run 30B dW2 (1) or dW1 (2) twice, for ncu --launch-skip 1")
     args = ap.parse_args()
+    if args.profile:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        T, K, E, H, I = args.T, 8, 128, 2048, 768
+        R = T * K
+        tokens, offsets = routed(T, K, E, torch.device("cuda"), gen)
+        if args.profile == 1:
+            a = torch.randn(T, H, generator=gen, device="cuda").to(torch.bfloat16)
+            b = torch.randn(R, I, generator=gen, device="cuda").to(torch.bfloat16)
+            a_rows, b_rows, M, N = tokens, None, H, I
+        else:
+            a = torch.randn(R, 2 * I, generator=gen, device="cuda").to(torch.bfloat16)
+            b = torch.randn(T, H, generator=gen, device="cuda").to(torch.bfloat16)
+            a_rows, b_rows, M, N = None, tokens, 2 * I, H
+        out = torch.empty(E, M, N, device="cuda")
+        for _ in range(2):
+            k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out)
+        torch.cuda.synchronize()
+        return
     if args.sanitize:
         sanitize_case()
         return

@@ -61,7 +61,8 @@ struct Params {
   int accumulate;
   int tma_side;  // 0: both operands by cp.async; 1: A by TMA on full chunks; 2: B by TMA
   int debug;     // tuning only: bit 0 skips the epilogue stores, bit 1 skips the wgmma,
-                 // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile
+                 // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile,
+                 // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads
 };
 
 // ---- small PTX helpers ------------------------------------------------------------------------
@@ -184,6 +185,7 @@ __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* 
 struct TileInfo {
   int group, m0, n0;   // n0 in elements
   int64_t start, end;  // reduction rows [start, end), clipped to [0, R]
+  int nch, rot;        // chunks; the tile walks chunks rot, rot+1, ..., wrapping at nch
 };
 
 // Scheduling unit -> this CTA's tile. With a cluster pair, the unit is a tile pair along M
@@ -207,6 +209,11 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   e = e < s ? s : (e > p.num_rows ? p.num_rows : e);
   t.start = s;
   t.end = e;
+  t.nch = static_cast<int>((e - s + kBlockK - 1) / kBlockK);
+  // Tiles of one group run at the same time and have the same length: started at the same
+  // chunk they would all read the same rows at once (hot L2 lines). Each tile (pair) starts
+  // at its own chunk instead; the sum is the same. Both CTAs of a pair share `unit`.
+  t.rot = (p.debug & 16) || t.nch == 0 ? 0 : rem % t.nch;
   return t;
 }
 
@@ -268,7 +275,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     auto load_rows = [&](const TileInfo& t, int c, int (&ia)[4], int (&ib)[4]) {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int64_t r = t.start + static_cast<int64_t>(c) * kBlockK + row_in + 16 * j;
+        const int pc = c + t.rot < t.nch ? c + t.rot : c + t.rot - t.nch;
+        const int64_t r = t.start + static_cast<int64_t>(pc) * kBlockK + row_in + 16 * j;
         int xa = -1, xb = -1;
         if (r < t.end) {
           xa = p.a_rows ? __ldg(p.a_rows + r) : static_cast<int>(r);
@@ -300,12 +308,16 @@ __global__ void __launch_bounds__(kThreads, 1)
       // loads half the columns and multicasts to both). A group's partial last chunk always
       // goes through cp.async so that rows past the group's end read as zeros. Both CTAs of a
       // cluster walk the same group, so they take the same branch.
-      const int64_t row0 = cur.start + static_cast<int64_t>(cur_chunk) * kBlockK;
+      const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
+      const int64_t row0 = cur.start + static_cast<int64_t>(pc) * kBlockK;
       const bool full = row0 + kBlockK <= cur.end;
+      const bool no_loads = p.debug & 64;  // diagnostic: MMA + epilogue alone (wrong results)
       const bool a_tma = full && p.tma_side == 1;
       const bool b_tma = full && p.tma_side == 2;
       if (pt == 0) {
-        if (a_tma || b_tma) {
+        if (no_loads) {
+          mbar_arrive(full_bar(s));
+        } else if (a_tma || b_tma) {
           const int cols = a_tma ? BM : BN;
           const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
           const int col0 = a_tma ? cur.m0 : cur.n0;
@@ -338,11 +350,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
         const uint32_t ra = sa + j * 16 * kSpanBytes;
         const uint32_t rb = sb + j * 16 * kSpanBytes;
-        if (!a_tma) {
+        if (!a_tma && !no_loads) {
 #pragma unroll
           for (int q = 0; q < BM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
         }
-        if (!b_tma) {
+        if (!b_tma && !no_loads) {
 #pragma unroll
           for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
         }
@@ -392,7 +404,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int s = static_cast<int>(it % kStages);
         const uint32_t phase = (it / kStages) & 1u;
         mbar_wait(full_bar(s), phase);
-        fence_proxy_async_smem();  // cp.async (generic proxy) writes -> wgmma (async proxy) reads
+        // cp.async (generic proxy) writes -> wgmma (async proxy) reads. (debug bit 5 drops it:
+        // timing experiment only.)
+        if (!(p.debug & 32)) fence_proxy_async_smem();
         if (!(p.debug & 2)) {
 #pragma unroll
           for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
