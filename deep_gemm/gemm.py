@@ -1,15 +1,16 @@
 """DeepGEMM-compatible grouped GEMMs for MoE training, and the runtime knobs (SM count, alignment).
 
 Every entry point checks its arguments (TypeError/ValueError naming the argument) and then runs
-`kernels.call(<its own name>, device, <the same arguments>)`: the arch's native function of that
-name when the device's backend has one, else deep_gemm.reference.gemm.<name>. Outputs are written
-into the caller's `d`, as in DeepGEMM. Layouts and exact semantics: deep_gemm/reference/gemm.py.
+the custom op `torch.ops.prime_kernels.<its own name>` (deep_gemm/_gemm_ops.py: mutates `d`, so
+torch.compile traces it without a graph break), which runs `kernels.call(<name>, device, <the
+public arguments>)`: the arch's native function of that name when the device's backend has one,
+else deep_gemm.reference.gemm.<name>. Outputs are written into the caller's `d`, as in DeepGEMM. Layouts and exact semantics: deep_gemm/reference/gemm.py.
 """
 from __future__ import annotations
 
 import torch
 
-from . import kernels
+from . import _gemm_ops as _ops
 from ._checks import check_tensor
 from .config import FP8_BLOCK, MXFP8_BLOCK
 
@@ -144,6 +145,18 @@ def _check_k_grouped(a, b, d, ks_cpu, grouped_layout, c, use_psum_layout, gran: 
             raise ValueError(f"every ks_cpu entry must be a multiple of {gran} (the FP8 block along K); got {ks}")
 
 
+def _l(t):
+    return None if t is None else [int(v) for v in t]
+
+
+def _k_args(ks_cpu, c, d):
+    """(ks as a list or None, c unless it is d, accumulate-into-d flag)."""
+    ks = None if ks_cpu is None else [int(k) for k in ks_cpu]
+    if c is not None and c.data_ptr() == d.data_ptr() and c.shape == d.shape:
+        return ks, None, True
+    return ks, c, False
+
+
 # ---- bf16 ---------------------------------------------------------------------------------------
 
 def m_grouped_bf16_gemm_nt_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor,
@@ -154,8 +167,8 @@ def m_grouped_bf16_gemm_nt_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     check_tensor("b", b, dtypes=(torch.bfloat16,))
     _check_m_contiguous(a, b, d, grouped_layout, use_psum_layout, nn=False)
-    kernels.call("m_grouped_bf16_gemm_nt_contiguous", a.device, a, b, d, grouped_layout, compiled_dims,
-                 use_psum_layout, ensure_zero_padding, expected_m_for_psum_layout)
+    _ops.m_grouped_bf16_gemm_nt_contiguous(a, b, d, grouped_layout, compiled_dims, use_psum_layout,
+                                           ensure_zero_padding, expected_m_for_psum_layout)
 
 
 def m_grouped_bf16_gemm_nn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor,
@@ -165,8 +178,8 @@ def m_grouped_bf16_gemm_nn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     check_tensor("b", b, dtypes=(torch.bfloat16,))
     _check_m_contiguous(a, b, d, grouped_layout, use_psum_layout, nn=True)
-    kernels.call("m_grouped_bf16_gemm_nn_contiguous", a.device, a, b, d, grouped_layout, compiled_dims,
-                 use_psum_layout, ensure_zero_padding)
+    _ops.m_grouped_bf16_gemm_nn_contiguous(a, b, d, grouped_layout, compiled_dims, use_psum_layout,
+                                           ensure_zero_padding)
 
 
 def m_grouped_bf16_gemm_nt_masked(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor, masked_m: torch.Tensor,
@@ -175,7 +188,7 @@ def m_grouped_bf16_gemm_nt_masked(a: torch.Tensor, b: torch.Tensor, d: torch.Ten
     check_tensor("a", a, dtypes=(torch.bfloat16,))
     check_tensor("b", b, dtypes=(torch.bfloat16,))
     _check_masked(a, b, d, masked_m, expected_m)
-    kernels.call("m_grouped_bf16_gemm_nt_masked", a.device, a, b, d, masked_m, expected_m, compiled_dims)
+    _ops.m_grouped_bf16_gemm_nt_masked(a, b, d, masked_m, expected_m, compiled_dims)
 
 
 def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor, ks_cpu,
@@ -185,8 +198,8 @@ def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     check_tensor("b", b, dtypes=(torch.bfloat16,))
     _check_k_grouped(a, b, d, ks_cpu, grouped_layout, c, use_psum_layout, None)
-    kernels.call("k_grouped_bf16_gemm_tn_contiguous", a.device, a, b, d, ks_cpu, grouped_layout, c,
-                 compiled_dims, use_psum_layout)
+    ks, c, acc = _k_args(ks_cpu, c, d)
+    _ops.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, grouped_layout, c, acc, compiled_dims, use_psum_layout)
 
 
 # ---- fp8 ----------------------------------------------------------------------------------------
@@ -202,9 +215,9 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d: torch.Tensor, grouped_layout: torc
     qb = _fp8_pair("b", b, 3, qa.device)
     _fp8_k("a", qa.shape[1], a[1])
     _check_m_contiguous(qa, qb, d, grouped_layout, use_psum_layout, nn=False)
-    kernels.call("m_grouped_fp8_gemm_nt_contiguous", qa.device, a, b, d, grouped_layout, recipe, recipe_a,
-                 recipe_b, compiled_dims, disable_ue8m0_cast, use_psum_layout, ensure_zero_padding,
-                 expected_m_for_psum_layout)
+    _ops.m_grouped_fp8_gemm_nt_contiguous(a[0], a[1], b[0], b[1], d, grouped_layout, _l(recipe), _l(recipe_a),
+                                          _l(recipe_b), compiled_dims, disable_ue8m0_cast, use_psum_layout,
+                                          ensure_zero_padding, expected_m_for_psum_layout)
 
 
 def m_grouped_fp8_gemm_nn_contiguous(a, b, d: torch.Tensor, grouped_layout: torch.Tensor, recipe=None,
@@ -216,8 +229,9 @@ def m_grouped_fp8_gemm_nn_contiguous(a, b, d: torch.Tensor, grouped_layout: torc
     qb = _fp8_pair("b", b, 3, qa.device)
     _fp8_k("a", qa.shape[1], a[1])
     _check_m_contiguous(qa, qb, d, grouped_layout, use_psum_layout, nn=True)
-    kernels.call("m_grouped_fp8_gemm_nn_contiguous", qa.device, a, b, d, grouped_layout, recipe, recipe_a,
-                 recipe_b, compiled_dims, disable_ue8m0_cast, use_psum_layout, ensure_zero_padding)
+    _ops.m_grouped_fp8_gemm_nn_contiguous(a[0], a[1], b[0], b[1], d, grouped_layout, _l(recipe), _l(recipe_a),
+                                          _l(recipe_b), compiled_dims, disable_ue8m0_cast, use_psum_layout,
+                                          ensure_zero_padding)
 
 
 def m_grouped_fp8_gemm_nt_masked(a, b, d: torch.Tensor, masked_m: torch.Tensor, expected_m: int, recipe=None,
@@ -228,8 +242,8 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d: torch.Tensor, masked_m: torch.Tensor, 
     qb = _fp8_pair("b", b, 3, qa.device)
     _fp8_k("a", qa.shape[2], a[1])
     _check_masked(qa, qb, d, masked_m, expected_m)
-    kernels.call("m_grouped_fp8_gemm_nt_masked", qa.device, a, b, d, masked_m, expected_m, recipe, recipe_a,
-                 recipe_b, compiled_dims, disable_ue8m0_cast)
+    _ops.m_grouped_fp8_gemm_nt_masked(a[0], a[1], b[0], b[1], d, masked_m, expected_m, _l(recipe), _l(recipe_a),
+                                      _l(recipe_b), compiled_dims, disable_ue8m0_cast)
 
 
 def k_grouped_fp8_gemm_tn_contiguous(a, b, d: torch.Tensor, ks_cpu, grouped_layout: torch.Tensor,
@@ -243,8 +257,9 @@ def k_grouped_fp8_gemm_tn_contiguous(a, b, d: torch.Tensor, ks_cpu, grouped_layo
     qa = _fp8_pair("a", a, 2)
     qb = _fp8_pair("b", b, 2, qa.device)
     _check_k_grouped(qa, qb, d, ks_cpu, grouped_layout, c, use_psum_layout, recipe[2])
-    kernels.call("k_grouped_fp8_gemm_tn_contiguous", qa.device, a, b, d, ks_cpu, grouped_layout, c,
-                 tuple(recipe), compiled_dims, use_psum_layout)
+    ks, c, acc = _k_args(ks_cpu, c, d)
+    _ops.k_grouped_fp8_gemm_tn_contiguous(a[0], a[1], b[0], b[1], d, ks, grouped_layout, c, acc, list(recipe),
+                                          compiled_dims, use_psum_layout)
 
 
 # DeepGEMM's legacy aliases

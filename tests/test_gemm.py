@@ -302,3 +302,78 @@ def test_num_sms():
     import deep_gemm.gemm as g
     g._num_sms = None if old == 0 or not torch.cuda.is_available() else old
     assert deep_gemm.get_num_sms() == old
+
+
+# ---- registered ops ------------------------------------------------------------------------------
+
+def _op_samples(gen):
+    I32 = torch.int32
+    G, N, K = 3, 32, 256
+    sizes = [5, 0, 9]
+    lay = m_indices_layout(sizes, 2, gen)
+    M = lay.numel()
+    a = torch.randn(M, K, generator=gen).bfloat16()
+    b = torch.randn(G, N, K, generator=gen).bfloat16()
+    bkn = torch.randn(G, K, N, generator=gen).bfloat16()
+    ends = torch.tensor([5, 128 + 0, 128 + 9], dtype=I32)
+    am = torch.randn(G, 8, K, generator=gen).bfloat16()
+    mm = torch.tensor([8, 0, 3], dtype=I32)
+    qa, qb = deep_gemm.per_token_cast_to_fp8(a), deep_gemm.per_block_cast_to_fp8(b)
+    qkn = deep_gemm.per_block_cast_to_fp8(bkn)
+    qam = deep_gemm.per_token_cast_to_fp8(am)
+    ks = [128, 0, 256]
+    ka, kb = torch.randn(384, 16, generator=gen).bfloat16(), torch.randn(384, 24, generator=gen).bfloat16()
+    qka, qkb = deep_gemm.per_channel_cast_to_fp8(ka), deep_gemm.per_channel_cast_to_fp8(kb)
+    kl = torch.tensor(ks, dtype=I32)
+    bf = torch.bfloat16
+    return {
+        "m_grouped_bf16_gemm_nt_contiguous": [
+            (a, b, torch.zeros(M, N, dtype=bf), lay, "nk", False, True, None),
+            (torch.randn(137, K, generator=gen).bfloat16(), b, torch.zeros(137, N, dtype=bf), ends, "nk", True, True, None)],
+        "m_grouped_bf16_gemm_nn_contiguous": [(a, bkn, torch.zeros(M, N, dtype=bf), lay, "nk", False, True)],
+        "m_grouped_bf16_gemm_nt_masked": [(am, b, torch.zeros(G, 8, N, dtype=bf), mm, 4, "nk")],
+        "k_grouped_bf16_gemm_tn_contiguous": [(ka, kb, torch.zeros(G, 16, 24), ks, kl, None, True, "mn", False),
+                                              (ka, kb, torch.zeros(G, 16, 24), None, kl, torch.randn(G, 16, 24), False, "mn", False)],
+        "m_grouped_fp8_gemm_nt_contiguous": [(*qa, *qb, torch.zeros(M, N, dtype=bf), lay, None, None, None, "nk", False,
+                                              False, True, None)],
+        "m_grouped_fp8_gemm_nn_contiguous": [(*qa, *qkn, torch.zeros(M, N, dtype=bf), lay, None, None, None, "nk", False,
+                                              False, True)],
+        "m_grouped_fp8_gemm_nt_masked": [(*qam, *qb, torch.zeros(G, 8, N, dtype=bf), mm, 4, None, None, None, "nk", False)],
+        "k_grouped_fp8_gemm_tn_contiguous": [(*qka, *qkb, torch.zeros(G, 16, 24), ks, kl, None, True, [1, 1, 128], "mn",
+                                              False)],
+    }
+
+
+def test_opcheck_every_gemm_op(rng):
+    from deep_gemm._gemm_ops import OPS
+    samples = _op_samples(rng)
+    assert sorted(samples) == sorted(OPS)
+    for name, arg_sets in samples.items():
+        # opcheck's schema test compares tensors with ops that have no float8 kernels on CPU
+        utils = (("test_faketensor", "test_aot_dispatch_static", "test_aot_dispatch_dynamic") if "fp8" in name
+                 else ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"))
+        for args in arg_sets:
+            torch.library.opcheck(getattr(torch.ops.prime_kernels, name).default, args, test_utils=utils)
+
+
+def test_compile_grouped_gemms_fullgraph(rng):
+    """A grouped GEMM pipeline (fp8 cast excluded) traces into one graph and matches eager."""
+    torch._dynamo.reset()
+    G, N, K = 3, 64, 128
+    sizes = [17, 0, 40]
+    lay = m_indices_layout(sizes, 0, rng)
+    a = torch.randn(57, K, generator=rng).bfloat16()
+    b = torch.randn(G, N, K, generator=rng).bfloat16()
+    ks = torch.tensor(sizes, dtype=torch.int32)
+
+    def f(a, b):
+        d = torch.empty(57, N, dtype=torch.bfloat16)
+        deep_gemm.m_grouped_bf16_gemm_nt_contiguous(a, b, d, lay)
+        dw = torch.zeros(G, N, K)
+        deep_gemm.k_grouped_bf16_gemm_tn_contiguous(d, a, dw, None, ks, dw)
+        return d.float().relu(), dw
+
+    want = f(a, b)
+    got = torch.compile(f, fullgraph=True, backend="aot_eager")(a, b)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w)
