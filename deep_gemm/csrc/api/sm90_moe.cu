@@ -16,8 +16,10 @@ using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
+// Defaults from the H200 measurements (notes/sm90_moe_kernels.md): cooperative wins GEMM 1 at both
+// shapes; for dy . W2 ping-pong wins at H = 4096 (4.0 vs 4.7 ms) and loses slightly at H = 2048.
 constexpr int kDefaultGemm1 = 1;
-constexpr int kDefaultDh = 1;
+inline int default_dh(int hidden) { return hidden >= 3072 ? 2 : 1; }
 
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
 }  // namespace
@@ -89,7 +91,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     ep.inter = inter;
     ep.clamp = clamp_value(clamp);
     auto st = static_cast<cudaStream_t>(stream);
-    if ((variant == 0 ? kDefaultDh : variant) == 2)
+    if ((variant == 0 ? default_dh(hidden) : variant) == 2)
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);

@@ -62,10 +62,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
         const int other = 2 - wg;  // consumer index of the other warpgroup
         if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
       }
-      consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum);
-      if constexpr (Cfg::kPingPong) {
-        if (threadIdx.x % 32 == 0) mbar_arrive(&done[wg - 1]);
-      }
+      consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
+                             Cfg::kPingPong ? &done[wg - 1] : nullptr);
       Epi::apply(ep, c, wg - 1, accum, pre);
     }
   }

@@ -158,7 +158,8 @@ __device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const
 template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
-                                                  uint32_t& it, int wg, Accum& accum) {
+                                                  uint32_t& it, int wg, Accum& accum,
+                                                  uint64_t* turn_done = nullptr) {
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
@@ -189,6 +190,9 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     if (kb > 0 && lane == 0) mbar_arrive(&empty[prev]);
     prev = s;
   }
+  // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
+  // (they queue behind ours on the tensor cores instead of waiting for ours to drain).
+  if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
   warpgroup_wait<0>();
   warpgroup_fence_operand(accum);
   if (k_blocks > 0 && lane == 0) mbar_arrive(&empty[prev]);
