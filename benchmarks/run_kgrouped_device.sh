@@ -12,7 +12,7 @@ fi
 echo "=== pytest"; timeout 240 python -m pytest -q -rs tests/test_sm90_kgrouped.py 2>&1 | tee "$OUT/pytest.log" | tail -25
 echo "=== memcheck"; timeout 150 compute-sanitizer --tool memcheck python benchmarks/bench_kgrouped.py --sanitize 2>&1 | tee "$OUT/memcheck.log" | tail -6
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-if [ -n "$NCU" ]; then
+if [ -n "$NCU" ] && [ -z "$SKIP_NCU" ]; then
   echo "=== ncu (30B dW2, ours)"
   timeout 150 "$NCU" --clock-control none -k regex:kgrouped_wgrad --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \

@@ -62,7 +62,8 @@ struct Params {
   int tma_side;  // 0: both operands by cp.async; 1: A by TMA on full chunks; 2: B by TMA
   int debug;     // tuning only: bit 0 skips the epilogue stores, bit 1 skips the wgmma,
                  // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile,
-                 // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads
+                 // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
+                 // bit 7 release each stage one chunk later (wgmma.wait_group 1)
 };
 
 // ---- small PTX helpers ------------------------------------------------------------------------
@@ -426,13 +427,27 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           cute::warpgroup_commit_batch();
         }
-        cute::warpgroup_wait<1>();
+        if (p.debug & 128) {
+          // Old schedule: keep this chunk's wgmma in flight, release the previous stage. The
+          // consumers then hold two stages while they wait for the next one.
+          cute::warpgroup_wait<1>();
 #pragma unroll
-        for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
-          for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
-        if (prev_s >= 0) release(prev_s);
-        prev_s = s;
+            for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+          if (prev_s >= 0) release(prev_s);
+          prev_s = s;
+        } else {
+          // Release the stage as soon as its wgmma are done, so that the producer has every
+          // other stage in flight while we wait for the next chunk (the load path is latency
+          // bound). The other consumer warpgroup's queued wgmma keep the tensor cores busy.
+          cute::warpgroup_wait<0>();
+#pragma unroll
+          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+#pragma unroll
+            for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+          release(s);
+        }
         ++it;
       }
       cute::warpgroup_wait<0>();
