@@ -17,6 +17,11 @@ def _print_info(as_json: bool) -> int:
     if "CUDA driver" in data:
         print(f"CUDA driver   {data['CUDA driver']}")
     print(f"DG_BACKEND    {data['DG_BACKEND']}")
+    dists = data["distributions"]
+    print("installed as  " + (", ".join(f"{d} {v}" for d, v in dists.items()) or "a source checkout (no wheel)"))
+    if len(dists) > 1:
+        print("WARNING: several prime-kernels variants are installed and overwrite each other's files; "
+              "uninstall all and install exactly one")
     print("libraries:")
     if not data["libraries"]:
         print("  none installed (only the reference backend is available)")

@@ -234,7 +234,20 @@ def info() -> dict:
             except Exception as e:
                 out["CUDA driver"] = f"error: {e}"
     out["CPU tensors backend"] = "reference"
+    out["distributions"] = installed_distributions()
     return out
+
+
+def installed_distributions() -> dict[str, str]:
+    """Which prime-kernels wheels are installed (they all ship deep_gemm: exactly one should be)."""
+    from importlib import metadata
+    found = {}
+    for dist in ("prime-kernels", *(d for _, d in ARCHS.values())):
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    return found
 
 
 def _fmt_cuda(v: int) -> str:

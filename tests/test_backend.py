@@ -1,0 +1,93 @@
+"""Backend choice and its messages, on CPU: the GPU queries are replaced with fakes."""
+import pytest
+import torch
+
+import deep_gemm
+from deep_gemm import _backend
+from deep_gemm.__main__ import main as cli
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """A fake cuda:0 of the given name and capability; clears the per-device cache."""
+    def install(name, cap):
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=None: cap)
+        monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=None: name)
+        monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+        _backend._backend_for_cuda_index.cache_clear()
+        _backend._warned.clear()
+    yield install
+    _backend._backend_for_cuda_index.cache_clear()
+    _backend._warned.clear()
+
+
+def test_cpu_tensors_use_reference():
+    assert deep_gemm.backend_for("cpu").name == "reference"
+
+
+def test_gpu_without_library_warns_once_and_falls_back(fake_gpu, monkeypatch):
+    fake_gpu("NVIDIA A100-SXM4-80GB", (8, 0))
+    monkeypatch.delenv("DG_BACKEND", raising=False)
+    with pytest.warns(RuntimeWarning) as rec:
+        b = _backend.backend_for("cuda:0")
+        _backend.backend_for("cuda:0")
+    assert b.name == "reference"
+    assert len(rec) == 1
+    msg = str(rec[0].message)
+    for part in ("NVIDIA A100", "compute capability 8.0", "installed libraries", "Hopper", "Blackwell"):
+        assert part in msg, msg
+
+
+def test_hopper_without_its_library_names_the_package(fake_gpu, monkeypatch):
+    fake_gpu("NVIDIA H200", (9, 0))
+    monkeypatch.setenv("PK_LIBRARY_PATH", "/nonexistent")
+    monkeypatch.setattr(_backend, "LIB_DIR", _backend.Path("/nonexistent"))
+    with pytest.warns(RuntimeWarning, match="prime-kernels-sm90"):
+        assert _backend.backend_for("cuda:0").name == "reference"
+
+
+def test_forced_backend_for_the_wrong_arch_is_an_error(fake_gpu, monkeypatch):
+    fake_gpu("NVIDIA H200", (9, 0))
+    monkeypatch.setenv("DG_BACKEND", "sm100")
+    with pytest.raises(deep_gemm.KernelError, match=r"DG_BACKEND=sm100 but NVIDIA H200 .*capability 9\.0"):
+        _backend.backend_for("cuda:0")
+
+
+def test_forced_reference(fake_gpu, monkeypatch):
+    fake_gpu("NVIDIA H200", (9, 0))
+    monkeypatch.setenv("DG_BACKEND", "reference")
+    assert _backend.backend_for("cuda:0").name == "reference"
+
+
+def test_bad_dg_backend_value(monkeypatch):
+    monkeypatch.setenv("DG_BACKEND", "triton")
+    with pytest.raises(ValueError, match="DG_BACKEND must be one of auto, reference, sm90, sm100"):
+        _backend.forced_backend()
+
+
+def test_missing_library_error_names_package(monkeypatch):
+    monkeypatch.setenv("PK_LIBRARY_PATH", "/nonexistent")
+    monkeypatch.setattr(_backend, "LIB_DIR", _backend.Path("/nonexistent"))
+    _backend.load_library.cache_clear()
+    try:
+        with pytest.raises(deep_gemm.KernelError, match="install prime-kernels or prime-kernels-sm100"):
+            _backend.load_library("sm100")
+    finally:
+        _backend.load_library.cache_clear()
+
+
+def test_installed_libraries_load_on_a_cpu_machine():
+    """Each installed library loads without a GPU and reports its arch and CUDA runtime."""
+    for arch, path in _backend.installed_libraries().items():
+        lib = _backend.load_library(arch)
+        assert lib.lib_arch == {"sm90": 90, "sm100": 100}[arch]
+        assert lib.cuda_runtime_version >= 13000
+
+
+def test_info_cli(capsys):
+    assert cli(["info"]) == 0
+    out = capsys.readouterr().out
+    assert f"prime-kernels {deep_gemm.__version__}" in out
+    assert "torch" in out and "libraries:" in out and "GPUs:" in out
+    assert "CPU tensors -> backend reference" in out
+    assert cli(["info", "--json"]) == 0
