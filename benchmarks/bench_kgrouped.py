@@ -101,18 +101,16 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
     # Variants (kwargs of k_grouped_wgrad). debug bit 0: no epilogue stores, bit 1: no wgmma.
     variants = {
         "ours": {},
-        "late_rel": {"_debug": 128},
-        "no_rot": {"_debug": 16},
+        "early_rel": {"_debug": 128},
         "no_mc": {"_debug": 4},
+        "no_fence": {"_debug": 32},
         "acc": {"accumulate": True},
         "bn128": {"_block_n": 128},
         "no_epi": {"_debug": 1},
-        "no_mma": {"_debug": 2},
         "loads": {"_debug": 3},
-        "loads_late": {"_debug": 131},
         "mma_only": {"_debug": 65},
-        "mma_only_late": {"_debug": 193},
-        "no_loads": {"_debug": 64},
+        "mma_nofence": {"_debug": 97},
+        "mma_no_mc": {"_debug": 69},
     }
     vt = {}
     for vname, kw in variants.items():
