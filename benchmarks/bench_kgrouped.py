@@ -103,6 +103,7 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
         "ours": {},
         "early_rel": {"_debug": 128},
         "no_mc": {"_debug": 4},
+        "a_pair256": {"_debug": 256},
         "no_fence": {"_debug": 32},
         "acc": {"accumulate": True},
         "bn128": {"_block_n": 128},

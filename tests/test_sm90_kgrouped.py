@@ -154,25 +154,29 @@ def test_accumulate(N, rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("M,N,gather_a,gather_b", [
-    (384, 256, True, False), (384, 128, True, False),   # single CTAs (odd m-tile count)
-    (512, 256, True, False),                            # cluster pair along M (B by TMA multicast)
-    (512, 512, False, True),                            # cluster pair along N (A by TMA multicast)
+@pytest.mark.parametrize("M,N,gather_a,gather_b,debug", [
+    (384, 256, True, False, 0), (384, 128, True, False, 0),   # single CTAs (odd m-tile count)
+    (512, 256, True, False, 0),                               # cluster pair along M (B by TMA multicast)
+    (512, 512, False, True, 0),                               # A by TMA, single CTAs
+    (512, 512, False, True, 256),                             # opt-in: pair along N (A multicast)
 ])
-def test_persistent_loop_few_ctas(M, N, gather_a, gather_b, rng):
+def test_persistent_loop_few_ctas(M, N, gather_a, gather_b, debug, rng):
     # 3 CTAs (2 with a cluster) walk many tiles each: pipeline phases wrap many times.
     counts = torch.randint(0, 300, (16,), generator=rng).tolist()
     counts[3] = 0
     counts[5] = 128
-    run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=5, max_ctas=3)
+    run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=5, max_ctas=3,
+                  debug=debug)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True)])
-def test_no_cluster_variant(gather_a, gather_b, rng):
-    # debug bit 2: the same tile shapes without the 2-CTA cluster (a tuning switch; must be right).
+@pytest.mark.parametrize("gather_a,gather_b,debug", [(True, False, 4), (False, True, 256 | 4),
+                                                     (False, True, 256), (True, False, 128)])
+def test_tuning_variants(gather_a, gather_b, debug, rng):
+    # Tuning switches must stay correct: bit 2 no cluster, bit 8 256 x 128 tiles (A side),
+    # bit 7 release stages after wait_group 0.
     run_and_check([70, 0, 300, 64, 1], 512, 512, rng, gather_a=gather_a, gather_b=gather_b,
-                  extra_rows=3, debug=4)
+                  extra_rows=3, debug=debug)
 
 
 @pytest.mark.gpu

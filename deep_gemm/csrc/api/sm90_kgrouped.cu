@@ -91,8 +91,9 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 //   out: fp32 [num_groups, M, N]; accumulate: 0 = overwrite, 1 = add.
 //   max_ctas: 0 = one CTA per SM, else at most that many (for testing the persistent loop).
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
-//   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster);
-//          0 in normal use.
+//   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
+//          bit 8: 256 x 128 cluster tiles when A is the TMA side; see the kernel header for the
+//          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
@@ -149,9 +150,10 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
       if (allow_mc) launch<128, 256, true>(p, map, max_ctas, s);
       else launch<128, 256, false>(p, map, max_ctas, s);
-    } else if (block_n == 0 && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
-      // A (identity) shared by two CTAs on neighbouring n-tiles: 256 x 128 tiles, so that
-      // the shared operand is the larger one.
+    } else if (block_n == 0 && (debug & 256) && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
+      // Opt-in (debug bit 8): A (identity) shared by two CTAs on neighbouring n-tiles, 256 x 128
+      // tiles so that the shared operand is the larger one. Measured 2-7% slower than plain
+      // 128 x 256 tiles with A by TMA at the dW1 shapes (notes/sm90_kgrouped.md), so not default.
       if (allow_mc) launch<256, 128, true>(p, map, max_ctas, s);
       else launch<256, 128, false>(p, map, max_ctas, s);
     } else if (block_n == 256 || (block_n == 0 && N % 256 == 0)) {
