@@ -39,10 +39,14 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
+#ifndef PK_SM90_NO_SETMAXNREG  // (diagnostic builds only: compute-sanitizer racecheck experiments)
     setmaxnreg_dec<72>();
+#endif
     producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
   } else {
+#ifndef PK_SM90_NO_SETMAXNREG
     setmaxnreg_inc<216>();
+#endif
     using namespace cute;
     typename Cfg::TiledMma mma;
     Tensor accum = partition_fragment_C(mma, Shape<Int<Cfg::kWgRows>, Int<Cfg::BN>>{});
