@@ -40,7 +40,13 @@ def _lib(device: torch.device, entry: str):
 
 
 def _clamp_arg(activation_clamp) -> ctypes.c_float:
-    return ctypes.c_float(0.0 if activation_clamp is None else float(activation_clamp))
+    """The kernels take c <= 0 as 'no clamp'; a non-positive clamp is not theirs to compute."""
+    if activation_clamp is None:
+        return ctypes.c_float(0.0)
+    c = float(activation_clamp)
+    if not c > 0.0:
+        raise NotSupportedHere(f"activation_clamp must be positive (got {activation_clamp!r})")
+    return ctypes.c_float(c)
 
 
 def _check_moe(x, topk_idx, topk_weights, w13, w2, precision):
