@@ -101,17 +101,17 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
     # Variants (kwargs of k_grouped_wgrad). debug bit 0: no epilogue stores, bit 1: no wgmma.
     variants = {
         "ours": {},
-        "early_rel": {"_debug": 128},
         "no_mc": {"_debug": 4},
         "a_pair256": {"_debug": 256},
         "no_fence": {"_debug": 32},
         "acc": {"accumulate": True},
-        "bn128": {"_block_n": 128},
         "no_epi": {"_debug": 1},
         "loads": {"_debug": 3},
         "mma_only": {"_debug": 65},
         "mma_nofence": {"_debug": 97},
         "mma_no_mc": {"_debug": 69},
+        "mma_bn128": {"_debug": 65, "_block_n": 128},
+        "mma_256x128": {"_debug": 65 | 256 | 4},
     }
     vt = {}
     for vname, kw in variants.items():

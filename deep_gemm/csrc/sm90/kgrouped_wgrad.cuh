@@ -164,10 +164,12 @@ __device__ __forceinline__ void cluster_sync_all() {
 }
 
 // Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
+// Default semantics (release at CTA scope), as for a local arrive: `.release.cluster` compiled to
+// MEMBAR.ALL.GPU before every arrive, which stalls the warpgroup's next wgmma.
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
   asm volatile(
       "{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
+      " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
       : "memory");
 }
 
