@@ -154,3 +154,19 @@ def test_empty_inputs():
     q, e = deep_gemm.per_token_cast_to_mxfp8(torch.zeros(0, 64))
     assert q.shape == (0, 64) and e.shape == (0, 2)
     assert deep_gemm.per_token_cast_back_from_mxfp8(q, e).shape == (0, 64)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name,kw", [("per_token_cast_to_fp8", {}), ("per_token_cast_to_fp8", {"use_ue8m0": True}),
+                                     ("per_token_cast_to_fp8", {"gran_k": 32, "use_ue8m0": True}),
+                                     ("per_block_cast_to_fp8", {}), ("per_block_cast_to_fp8", {"use_ue8m0": True}),
+                                     ("per_channel_cast_to_fp8", {}), ("per_token_cast_to_mxfp8", {}),
+                                     ("per_channel_cast_to_mxfp8", {})])
+def test_gpu_casts_bit_exact(name, kw, rng):
+    """Whatever runs on the GPU (native kernel or reference) quantizes bit for bit like the CPU reference."""
+    x = (torch.randn(300, 1000, generator=rng) * torch.exp(torch.randn(300, 1, generator=rng) * 2)).bfloat16()
+    fn = getattr(deep_gemm, name)
+    qg, sg = fn(x.cuda(), **kw)
+    qc, sc = fn(x, **kw)
+    assert torch.equal(qg.cpu().view(torch.uint8), qc.view(torch.uint8))
+    assert torch.equal(sg.cpu(), sc)
