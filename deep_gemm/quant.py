@@ -1,6 +1,7 @@
 """FP8 (E4M3) and MXFP8 casts, their inverses, and scale-layout helpers (DeepGEMM names).
 
-The casts check their arguments and run `kernels.call(<name>, device, ...)`: a native kernel of
+The casts check their arguments and run the custom op torch.ops.prime_kernels.<name>
+(deep_gemm/_quant_ops.py), which runs `kernels.call(<name>, device, ...)`: a native kernel of
 that name when the device's backend has one, else deep_gemm.reference.quant.<name>, whose
 docstring gives the exact arithmetic (amax / 448 per block, optional power-of-two UE8M0 scales,
 saturating E4M3).
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from . import kernels
+from . import _quant_ops as _ops
 from ._checks import check_tensor
 from .reference.quant import (align, ceil_div, ceil_to_ue8m0, float_to_ue8m0, pack_ue8m0_to_int,  # noqa: F401
                               ue8m0_to_float, unpack_ue8m0_from_int)
@@ -42,7 +43,7 @@ def per_token_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int 
     int32-packed UE8M0 [M, ceil(K/gran_k/4)] with use_packed_ue8m0)."""
     _check_x(x)
     _check_gran(gran_k)
-    return kernels.call("per_token_cast_to_fp8", x.device, x, use_ue8m0, gran_k, use_packed_ue8m0)
+    return _ops.per_token_cast_to_fp8(x, use_ue8m0, gran_k, use_packed_ue8m0)
 
 
 def per_block_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int = 128):
@@ -50,7 +51,7 @@ def per_block_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int 
     (E4M3, fp32 scales [.., ceil(N/gran_k), ceil(K/gran_k)])."""
     _check_x(x)
     _check_gran(gran_k)
-    return kernels.call("per_block_cast_to_fp8", x.device, x, use_ue8m0, gran_k)
+    return _ops.per_block_cast_to_fp8(x, use_ue8m0, gran_k)
 
 
 def per_channel_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: int = 128):
@@ -58,7 +59,7 @@ def per_channel_cast_to_fp8(x: torch.Tensor, use_ue8m0: bool = False, gran_k: in
     the operands of the k-grouped weight-gradient GEMMs."""
     _check_x(x)
     _check_gran(gran_k)
-    return kernels.call("per_channel_cast_to_fp8", x.device, x, use_ue8m0, gran_k)
+    return _ops.per_channel_cast_to_fp8(x, use_ue8m0, gran_k)
 
 
 def per_token_cast_back_from_fp8(x: torch.Tensor, sf: torch.Tensor, gran_k: int = 128,
@@ -66,7 +67,7 @@ def per_token_cast_back_from_fp8(x: torch.Tensor, sf: torch.Tensor, gran_k: int 
     """Inverse of per_token_cast_to_fp8 (fp32, UE8M0 uint8 or packed int32 scales)."""
     _check_gran(gran_k)
     _check_q(x, sf, (*x.shape[:-1], ceil_div(x.shape[-1], gran_k)))
-    return kernels.call("per_token_cast_back_from_fp8", x.device, x, sf, gran_k, out_dtype)
+    return _ops.per_token_cast_back_from_fp8(x, sf, gran_k, out_dtype)
 
 
 def per_block_cast_back_from_fp8(x: torch.Tensor, sf: torch.Tensor, gran_k: int = 128,
@@ -74,7 +75,7 @@ def per_block_cast_back_from_fp8(x: torch.Tensor, sf: torch.Tensor, gran_k: int 
     """Inverse of per_block_cast_to_fp8."""
     _check_gran(gran_k)
     _check_q(x, sf, (*x.shape[:-2], ceil_div(x.shape[-2], gran_k), ceil_div(x.shape[-1], gran_k)))
-    return kernels.call("per_block_cast_back_from_fp8", x.device, x, sf, gran_k, out_dtype)
+    return _ops.per_block_cast_back_from_fp8(x, sf, gran_k, out_dtype)
 
 
 def per_channel_cast_back_from_fp8(x: torch.Tensor, sf: torch.Tensor, gran_k: int = 128,
@@ -82,31 +83,31 @@ def per_channel_cast_back_from_fp8(x: torch.Tensor, sf: torch.Tensor, gran_k: in
     """Inverse of per_channel_cast_to_fp8."""
     _check_gran(gran_k)
     _check_q(x, sf, (*x.shape[:-2], ceil_div(x.shape[-2], gran_k), x.shape[-1]))
-    return kernels.call("per_channel_cast_back_from_fp8", x.device, x, sf, gran_k, out_dtype)
+    return _ops.per_channel_cast_back_from_fp8(x, sf, gran_k, out_dtype)
 
 
 def per_token_cast_to_mxfp8(x: torch.Tensor):
     """MXFP8 cast (1x32 blocks, UE8M0 scales): x [M, K] -> (E4M3 [M, K], uint8 exponents [M, ceil(K/32)])."""
     _check_x(x)
-    return kernels.call("per_token_cast_to_mxfp8", x.device, x)
+    return _ops.per_token_cast_to_mxfp8(x)
 
 
 def per_channel_cast_to_mxfp8(x: torch.Tensor):
     """MXFP8 cast down dim -2 (32x1 blocks): x [K, N] -> (E4M3, uint8 exponents [ceil(K/32), N])."""
     _check_x(x)
-    return kernels.call("per_channel_cast_to_mxfp8", x.device, x)
+    return _ops.per_channel_cast_to_mxfp8(x)
 
 
 def per_token_cast_back_from_mxfp8(x: torch.Tensor, sf: torch.Tensor,
                                    out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
     _check_q(x, sf, (*x.shape[:-1], ceil_div(x.shape[-1], 32)))
-    return kernels.call("per_token_cast_back_from_mxfp8", x.device, x, sf, out_dtype)
+    return _ops.per_token_cast_back_from_mxfp8(x, sf, out_dtype)
 
 
 def per_channel_cast_back_from_mxfp8(x: torch.Tensor, sf: torch.Tensor,
                                      out_dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
     _check_q(x, sf, (*x.shape[:-2], ceil_div(x.shape[-2], 32), x.shape[-1]))
-    return kernels.call("per_channel_cast_back_from_mxfp8", x.device, x, sf, out_dtype)
+    return _ops.per_channel_cast_back_from_mxfp8(x, sf, out_dtype)
 
 
 # ---- scale layouts ------------------------------------------------------------------------------

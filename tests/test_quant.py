@@ -170,3 +170,47 @@ def test_gpu_casts_bit_exact(name, kw, rng):
     qc, sc = fn(x, **kw)
     assert torch.equal(qg.cpu().view(torch.uint8), qc.view(torch.uint8))
     assert torch.equal(sg.cpu(), sc)
+
+
+def test_opcheck_every_cast_op(rng):
+    from deep_gemm._quant_ops import OPS
+    x = torch.randn(37, 300, generator=rng).bfloat16()
+    q, sf = deep_gemm.per_token_cast_to_fp8(x)
+    qb, sfb = deep_gemm.per_block_cast_to_fp8(x)
+    qc, sfc = deep_gemm.per_channel_cast_to_fp8(x)
+    qm, em = deep_gemm.per_token_cast_to_mxfp8(x)
+    qmc, emc = deep_gemm.per_channel_cast_to_mxfp8(x)
+    samples = {
+        "per_token_cast_to_fp8": [(x, False, 128, False), (x, True, 32, False), (x, False, 128, True)],
+        "per_block_cast_to_fp8": [(x, False, 128), (x.float().reshape(1, 37, 300), True, 128)],
+        "per_channel_cast_to_fp8": [(x, False, 128)],
+        "per_token_cast_to_mxfp8": [(x,)],
+        "per_channel_cast_to_mxfp8": [(x,)],
+        "per_token_cast_back_from_fp8": [(q, sf, 128, torch.bfloat16)],
+        "per_block_cast_back_from_fp8": [(qb, sfb, 128, torch.float32)],
+        "per_channel_cast_back_from_fp8": [(qc, sfc, 128, torch.bfloat16)],
+        "per_token_cast_back_from_mxfp8": [(qm, em, torch.bfloat16)],
+        "per_channel_cast_back_from_mxfp8": [(qmc, emc, torch.float32)],
+    }
+    assert sorted(samples) == sorted(OPS)
+    # opcheck's schema test compares tensors with ops that have no float8 kernels on CPU
+    utils = ("test_faketensor", "test_aot_dispatch_static", "test_aot_dispatch_dynamic")
+    for name, arg_sets in samples.items():
+        for args in arg_sets:
+            torch.library.opcheck(getattr(torch.ops.prime_kernels, name).default, args, test_utils=utils)
+
+
+def test_compile_cast_and_fp8_gemm_fullgraph(rng):
+    torch._dynamo.reset()
+    lay = torch.tensor([0] * 9 + [1] * 14, dtype=torch.int32)
+    a = torch.randn(23, 256, generator=rng).bfloat16()
+    b = torch.randn(2, 128, 256, generator=rng).bfloat16()
+
+    def f(a, b):
+        d = torch.empty(23, 128, dtype=torch.bfloat16)
+        deep_gemm.m_grouped_fp8_gemm_nt_contiguous(deep_gemm.per_token_cast_to_fp8(a),
+                                                   deep_gemm.per_block_cast_to_fp8(b, use_ue8m0=True), d, lay)
+        return d
+
+    got = torch.compile(f, fullgraph=True, backend="aot_eager", dynamic=True)(a, b)
+    assert torch.equal(got, f(a, b))
