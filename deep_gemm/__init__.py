@@ -25,7 +25,7 @@ from .quant import (
     pack_ue8m0_to_int, per_block_cast_back_from_fp8, per_block_cast_to_fp8, per_channel_cast_back_from_fp8,
     per_channel_cast_to_fp8, per_channel_cast_back_from_mxfp8, per_channel_cast_to_mxfp8,
     per_token_cast_back_from_fp8, per_token_cast_back_from_mxfp8, per_token_cast_to_fp8,
-    per_token_cast_to_mxfp8, ue8m0_to_float, unpack_ue8m0_from_int,
+    per_token_cast_to_mxfp8, transform_sf_into_required_layout, ue8m0_to_float, unpack_ue8m0_from_int,
 )
 from .moe import MegaMoE, mega_moe
 from .testing import calc_diff
@@ -51,7 +51,7 @@ __all__ = [
     "per_token_cast_back_from_mxfp8", "per_channel_cast_back_from_mxfp8",
     "ceil_to_ue8m0", "float_to_ue8m0", "ue8m0_to_float", "pack_ue8m0_to_int", "unpack_ue8m0_from_int",
     "get_tma_aligned_size", "get_mn_major_tma_aligned_tensor", "get_col_major_tma_aligned_tensor",
-    "get_mn_major_tma_aligned_packed_ue8m0_tensor", "ceil_div", "align",
+    "get_mn_major_tma_aligned_packed_ue8m0_tensor", "transform_sf_into_required_layout", "ceil_div", "align",
     # testing
     "calc_diff",
 ]

@@ -160,3 +160,66 @@ def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf: torch.Tensor) -> torch.Tens
     buf[:, :, :mn] = p.transpose(1, 2)
     out = buf[:, :, :mn].transpose(1, 2)
     return out.squeeze(0) if squeeze else out
+
+
+def _arch_major(device: torch.device) -> int:
+    if device.type == "cuda":
+        return torch.cuda.get_device_capability(device)[0]
+    return 9
+
+
+def transform_sf_into_required_layout(sf: torch.Tensor, mn: int, k: int, recipe, num_groups: int | None = None,
+                                      is_sfa: bool | None = None, disable_ue8m0_cast: bool = False,
+                                      arch_major: int | None = None) -> torch.Tensor:
+    """The scale tensor in the layout the kernels of the GPU read (DeepGEMM's helper).
+
+    recipe: (gran_mn, gran_k), or (gran_m_a, gran_n_b, gran_k) together with is_sfa (which of the two).
+    sf: fp32 [(G,) ceil(mn/gran_mn), ceil(k/gran_k)], or int32 packed UE8M0 [(G,) mn, ceil(k/gran_k/4)].
+    Hopper (arch_major 9, or disable_ue8m0_cast): fp32 1x128 scales -> MN-major TMA-aligned fp32;
+    fp32 128x128 scales -> unchanged. Blackwell (10): fp32 power-of-two scales with gran_k 32/128 ->
+    per-row (gran_mn blocks broadcast to rows), packed UE8M0 int32, MN-major TMA-aligned; packed int32
+    1 x gran_k scales -> MN-major TMA-aligned. arch_major defaults to sf's GPU (9 on CPU).
+    """
+    check_tensor("sf", sf, dtypes=(torch.float32, torch.int32), contiguous=False)
+    if not isinstance(recipe, (tuple, list)) or len(recipe) not in (2, 3):
+        raise ValueError(f"recipe must be (gran_mn, gran_k) or (gran_m, gran_n, gran_k); got {recipe!r}")
+    if len(recipe) == 3:
+        if is_sfa is None:
+            raise ValueError("is_sfa must be given with a 3-element recipe (which of gran_m / gran_n applies)")
+        gran_mn, gran_k = (recipe[0] if is_sfa else recipe[1]), recipe[2]
+    else:
+        if is_sfa is not None:
+            raise ValueError("is_sfa must be None with a 2-element recipe")
+        gran_mn, gran_k = recipe
+    want_dim = 2 if num_groups is None else 3
+    if sf.dim() != want_dim:
+        raise ValueError(f"sf must be {want_dim}-D for num_groups={num_groups}; got shape {list(sf.shape)}")
+    if num_groups is not None and sf.shape[0] != num_groups:
+        raise ValueError(f"sf must hold num_groups = {num_groups} groups in dim 0; got shape {list(sf.shape)}")
+    if sf.dtype == torch.float32:
+        want = (ceil_div(mn, gran_mn), ceil_div(k, gran_k))
+    else:
+        want = (mn, ceil_div(ceil_div(k, gran_k), 4))
+    if tuple(sf.shape[-2:]) != want:
+        raise ValueError(f"sf must have shape [..., {want[0]}, {want[1]}] for mn={mn}, k={k}, recipe={tuple(recipe)}; "
+                         f"got {list(sf.shape)}")
+    arch = _arch_major(sf.device) if arch_major is None else arch_major
+    if sf.dtype == torch.float32 and (arch == 9 or disable_ue8m0_cast):
+        if (gran_mn, gran_k) == (1, 128):
+            return get_mn_major_tma_aligned_tensor(sf)
+        if (gran_mn, gran_k) == (128, 128):
+            return sf.contiguous()
+    if arch == 10 and gran_k in (32, 128):
+        if sf.dtype == torch.float32:
+            rows = sf if gran_mn == 1 else sf.repeat_interleave(gran_mn, dim=-2)[..., :mn, :]
+            return get_mn_major_tma_aligned_packed_ue8m0_tensor(rows)
+        if gran_mn == 1:
+            s = sf.unsqueeze(0) if sf.dim() == 2 else sf
+            g, m_, kk = s.shape
+            amn = get_tma_aligned_size(m_, 4)
+            buf = torch.zeros(g, kk, amn, dtype=torch.int32, device=s.device)
+            buf[:, :, :m_] = s.transpose(1, 2)
+            out = buf[:, :, :m_].transpose(1, 2)
+            return out.squeeze(0) if sf.dim() == 2 else out
+    raise ValueError(f"no scale layout for {str(sf.dtype).replace('torch.', '')} scales with recipe "
+                     f"(gran_mn={gran_mn}, gran_k={gran_k}) on compute capability {arch}.x")

@@ -214,3 +214,27 @@ def test_compile_cast_and_fp8_gemm_fullgraph(rng):
 
     got = torch.compile(f, fullgraph=True, backend="aot_eager", dynamic=True)(a, b)
     assert torch.equal(got, f(a, b))
+
+
+def test_transform_sf_into_required_layout(rng):
+    x = torch.randn(37, 300, generator=rng)
+    _, sf = deep_gemm.per_token_cast_to_fp8(x)
+    t = deep_gemm.transform_sf_into_required_layout(sf, 37, 300, (1, 128), arch_major=9)
+    assert torch.equal(t, sf) and t.stride() == (1, 40)
+    t3 = deep_gemm.transform_sf_into_required_layout(sf, 37, 300, (1, 128, 128), is_sfa=True, arch_major=9)
+    assert torch.equal(t3, sf)
+    w = torch.randn(2, 256, 300, generator=rng)
+    _, sfw = deep_gemm.per_block_cast_to_fp8(w, use_ue8m0=True)
+    assert torch.equal(deep_gemm.transform_sf_into_required_layout(sfw, 256, 300, (128, 128), 2, arch_major=9), sfw)
+    # Blackwell: block scales broadcast to rows, packed four UE8M0 exponents per int32, MN-major
+    pk = deep_gemm.transform_sf_into_required_layout(sfw, 256, 300, (1, 128, 128), 2, is_sfa=False, arch_major=10)
+    assert pk.shape == (2, 256, 1) and pk.dtype == torch.int32 and pk.stride()[1] == 1
+    rows = deep_gemm.unpack_ue8m0_from_int(pk.contiguous(), 3)
+    assert torch.equal(rows, sfw.repeat_interleave(128, dim=1))
+    _, packed = deep_gemm.per_token_cast_to_fp8(x, use_packed_ue8m0=True, gran_k=32)
+    pk2 = deep_gemm.transform_sf_into_required_layout(packed, 37, 300, (1, 32), arch_major=10)
+    assert torch.equal(pk2, packed) and pk2.stride() == (1, 40)
+    with pytest.raises(ValueError, match=r"sf must have shape \[..., 37, 3\]"):
+        deep_gemm.transform_sf_into_required_layout(sf[:, :2], 37, 300, (1, 128), arch_major=9)
+    with pytest.raises(ValueError, match="is_sfa must be given"):
+        deep_gemm.transform_sf_into_required_layout(sf, 37, 300, (1, 128, 128), arch_major=9)

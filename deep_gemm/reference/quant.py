@@ -58,12 +58,14 @@ def pack_ue8m0_to_int(sf: torch.Tensor) -> torch.Tensor:
     pad = align(n, 4) - n
     if pad:
         sf = torch.nn.functional.pad(sf.float(), (0, pad), value=1.0)
-    return float_to_ue8m0(sf).contiguous().view(torch.int32)
+    e = float_to_ue8m0(sf).contiguous()
+    return e.reshape(-1).view(torch.int32).reshape(*e.shape[:-1], e.shape[-1] // 4)
 
 
 def unpack_ue8m0_from_int(packed: torch.Tensor, n: int | None = None) -> torch.Tensor:
     """Inverse of pack_ue8m0_to_int; n trims the padding."""
-    out = ue8m0_to_float(packed.contiguous().view(torch.uint8))
+    p = packed.contiguous()
+    out = ue8m0_to_float(p.reshape(-1).view(torch.uint8).reshape(*p.shape[:-1], p.shape[-1] * 4))
     return out if n is None else out[..., :n]
 
 
