@@ -4,11 +4,15 @@ One rule for every block shape (1x128 per token, 128x128 per block, 128x1 per ch
 1x32 / 32x1 MXFP8). For each block of the input (taken in fp32):
 
     amax  = max(|x|) over the block, clamped to at least 1e-4      (so all-zero blocks are finite)
-    sf    = amax / 448                                             (fp32 IEEE division)
+    sf    = amax / 448                                             (fp32 IEEE division: not amax * (1/448),
+                                                                    which differs in ~half the cases)
     sf    = ceil_to_ue8m0(sf)   when UE8M0 scales are asked for     (next power of two >= sf)
     q     = e4m3_saturate(x * (1 / sf))                            (fp32 IEEE reciprocal, then multiply,
                                                                     clamp to [-448, 448], round to nearest even)
     x    ~= float(q) * sf                                          (the inverse)
+
+In CUDA: `amax / 448.0f` and `1.0f / sf` without fast-math (or __fdiv_rn / __frcp_rn), and
+cvt.rn.satfinite.e4m3x2.f32 (or __nv_cvt_float2_to_fp8x2 with __NV_SATFINITE, __NV_E4M3).
 
 Blocks are aligned to the start of the tensor (or of each group, for the k-grouped operands of the
 MoE weight gradients) and the last block of a dimension may be partial: it is padded with zeros,
@@ -92,7 +96,9 @@ def quantize_blocks(x: torch.Tensor, bm: int, bk: int, use_ue8m0: bool) -> tuple
     """x [..., M, K] -> (E4M3 [..., M, K], fp32 scales [..., ceil(M/bm), ceil(K/bk)])."""
     xb, m, k = _blocked(x.float(), bm, bk)
     amax = xb.abs().amax(dim=(-3, -1)).clamp_min(AMAX_FLOOR)
-    sf = amax / E4M3_MAX
+    # a tensor divisor: CUDA turns division by a Python scalar into a multiply by its reciprocal,
+    # which is not the IEEE quotient the contract (and the kernels) use
+    sf = amax / torch.full_like(amax, E4M3_MAX)
     if use_ue8m0:
         sf = ceil_to_ue8m0(sf)
     q = (xb * (1.0 / sf)[..., :, None, :, None]).clamp(-E4M3_MAX, E4M3_MAX).to(FP8)
