@@ -13,28 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
+from deep_gemm.testing import cuda_time_ms as bench
 
 SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
-
-
-def bench(fn, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
 
 
 def dense_ceiling(reps):

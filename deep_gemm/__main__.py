@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     p_demo.add_argument("--intermediate", type=int, default=None)
     p_demo.add_argument("--experts", type=int, default=None)
     p_demo.add_argument("--topk", type=int, default=None)
+    p_demo.add_argument("--precision", default="bf16", choices=["bf16", "fp8", "mxfp8", "fp8_bwd"])
     args = parser.parse_args(argv)
     if args.cmd == "info":
         return _print_info(args.json)

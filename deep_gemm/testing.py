@@ -11,3 +11,28 @@ def calc_diff(x: torch.Tensor, y: torch.Tensor) -> float:
     if float(denom) == 0.0:
         return 0.0
     return float(1 - 2 * (x * y).sum() / denom)
+
+
+def rel_l2(x: torch.Tensor, ref: torch.Tensor) -> float:
+    """||x - ref|| / ||ref|| in float64 (||x - ref|| when ref is all zeros); NaN never passes."""
+    x, ref = x.detach().double(), ref.detach().double().to(x.device)
+    den = ref.norm().item()
+    err = (x - ref).norm().item()
+    return err / den if den > 0 else err
+
+
+def cuda_time_ms(fn, reps: int = 20, warmup: int = 3) -> float:
+    """Median milliseconds of fn() over reps runs, timed with CUDA events after warm-up."""
+    import statistics
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)

@@ -5,6 +5,7 @@ import torch
 
 import deep_gemm
 from deep_gemm.kernels import NotSupportedHere
+from deep_gemm.testing import rel_l2
 
 pytestmark = pytest.mark.gpu
 TOL = 1e-2
@@ -13,12 +14,6 @@ TOL = 1e-2
 def _sm90():
     from deep_gemm.kernels import sm90
     return sm90
-
-
-def rel_l2(x, ref):
-    x, ref = x.double(), ref.double()
-    den = ref.norm().item()
-    return (x - ref).norm().item() / (den if den > 0 else 1.0)
 
 
 def _rand(*shape, gen, scale=1.0):

@@ -4,6 +4,7 @@ import torch
 
 from deep_gemm.kernels import NotSupportedHere
 from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad
+from deep_gemm.testing import rel_l2
 
 
 def reference_wgrad(a, a_rows, b, b_rows, offsets, out0=None):
@@ -47,12 +48,6 @@ def make_case(counts, M, N, *, gather_a, gather_b, extra_rows, gen, src_rows=Non
     b, b_rows = side(gather_b, N)
     off = torch.tensor(offsets, dtype=torch.int32, device=dev)
     return a, a_rows, b, b_rows, off, offsets
-
-
-def rel_l2(x, ref):
-    x = x.double()
-    den = ref.norm().item()
-    return (x - ref).norm().item() / (den if den > 0 else 1.0)
 
 
 def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_rows=0,

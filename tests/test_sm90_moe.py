@@ -10,6 +10,7 @@ import torch
 import deep_gemm
 from deep_gemm import reference
 from deep_gemm.kernels import NotSupportedHere
+from deep_gemm.testing import rel_l2
 
 pytestmark = pytest.mark.gpu
 TOL = 1e-2
@@ -18,13 +19,6 @@ TOL = 1e-2
 def _sm90():
     from deep_gemm.kernels import sm90
     return sm90
-
-
-def rel_l2(x, ref):
-    x, ref = x.double(), ref.double()
-    den = ref.norm().item()
-    err = (x - ref).norm().item()
-    return err / den if den > 0 else err
 
 
 def poison(nbytes=1 << 30):
