@@ -6,7 +6,7 @@ LOG=${1:-/tmp}
 export PYTHONPATH=${PYTHONPATH:-.} PYTORCH_NO_CUDA_MEMORY_CACHING=1
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 rc=0
-for tool in memcheck racecheck; do
+for tool in ${SAN_TOOLS:-memcheck racecheck}; do
   timeout ${T_SAN:-120} "$CS" --tool $tool --error-exitcode 9 --kernel-name regex='grouped_gemm|token_combine' \
     python3 ci/sm90_moe_small.py > "$LOG/sanitize_$tool.log" 2>&1
   r=$?
