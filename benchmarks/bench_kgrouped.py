@@ -12,12 +12,12 @@ torch._grouped_mm k-grouped (offs = group ends); timed separately and together.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 
 import torch
 
 from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad
+from deep_gemm.testing import cuda_time_ms
 
 
 def routed(T, K, E, dev, gen):
@@ -32,18 +32,7 @@ def routed(T, K, E, dev, gen):
 
 
 def time_ms(fn, warmup=3, reps=10):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times), min(times), max(times)
+    return cuda_time_ms(fn, reps=reps, warmup=warmup, spread=True)
 
 
 def torch_grouped(A_t, B, offs_end):

@@ -21,8 +21,9 @@ def rel_l2(x: torch.Tensor, ref: torch.Tensor) -> float:
     return err / den if den > 0 else err
 
 
-def cuda_time_ms(fn, reps: int = 20, warmup: int = 3) -> float:
-    """Median milliseconds of fn() over reps runs, timed with CUDA events after warm-up."""
+def cuda_time_ms(fn, reps: int = 20, warmup: int = 3, spread: bool = False):
+    """Median milliseconds of fn() over reps runs, timed with CUDA events after warm-up
+    ((median, min, max) with spread=True)."""
     import statistics
     for _ in range(warmup):
         fn()
@@ -35,4 +36,5 @@ def cuda_time_ms(fn, reps: int = 20, warmup: int = 3) -> float:
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    median = statistics.median(times)
+    return (median, min(times), max(times)) if spread else median

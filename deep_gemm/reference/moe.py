@@ -114,6 +114,17 @@ def _bounds(offsets: torch.Tensor) -> list[int]:
     return [int(v) for v in offsets.tolist()]
 
 
+def _per_expert_matmul(rows: torch.Tensor, weights: torch.Tensor, off: list[int], out_cols: int,
+                       transpose: bool) -> torch.Tensor:
+    """out[off[e]:off[e+1]] = rows[...] @ (weights[e].T if transpose else weights[e]) per expert."""
+    out = torch.empty(rows.shape[0], out_cols, dtype=rows.dtype, device=rows.device)
+    for e in range(len(off) - 1):
+        a, b = off[e], off[e + 1]
+        if a < b:
+            out[a:b] = rows[a:b] @ (weights[e].T if transpose else weights[e])
+    return out
+
+
 def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, precision):
     """Returns (y [T, H] x.dtype, z_sorted [T*K, 2I] x.dtype); see the module docstring."""
     T, H = x.shape
@@ -132,20 +143,12 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
     tok = pairs // K
     xs = op_act(x, s, x.dtype, acc)[tok]
     w13o = op_weight(w13, s, -1, acc)
-    z = torch.empty(n, I2, dtype=acc, device=x.device)
-    for e in range(E):
-        a, b = off[e], off[e + 1]
-        if a < b:
-            z[a:b] = xs[a:b] @ w13o[e].T
+    z = _per_expert_matmul(xs, w13o, off, I2, transpose=True)
     z_sorted[:n] = z.to(x.dtype)
     h = swiglu(z_sorted[:n].to(acc), activation_clamp)[0]
     hs = op_act(h, s, x.dtype, acc)
     w2o = op_weight(w2, s, -1, acc)
-    o = torch.empty(n, H, dtype=acc, device=x.device)
-    for e in range(E):
-        a, b = off[e], off[e + 1]
-        if a < b:
-            o[a:b] = hs[a:b] @ w2o[e].T
+    o = _per_expert_matmul(hs, w2o, off, H, transpose=True)
     w = topk_weights.reshape(-1)[pairs].to(acc)
     y.index_add_(0, tok, o * w[:, None])
     return y.to(x.dtype), z_sorted
@@ -177,11 +180,7 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
     h_r = h.to(x.dtype).to(acc)
     dy_op = op_act(dy, s, x.dtype, acc)[tok]
     w2o = op_weight(w2, s, -2, acc)
-    dh_raw = torch.empty(n, I2 // 2, dtype=acc, device=dev)
-    for e in range(E):
-        a, b = off[e], off[e + 1]
-        if a < b:
-            dh_raw[a:b] = dy_op[a:b] @ w2o[e]
+    dh_raw = _per_expert_matmul(dy_op, w2o, off, I2 // 2, transpose=False)
     dtw[pairs] = (dh_raw * h_r).sum(-1)
     dh = dh_raw * w[:, None]
     sig = torch.sigmoid(g)
