@@ -106,3 +106,18 @@ def test_fresh_venv_install_from_index_info_and_demo(wheel_index, tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert "reference" in demo.stdout and "ms" in demo.stdout, demo.stdout
+
+
+def test_build_with_the_pypi_cuda_toolchain(tmp_path):
+    """A machine with no CUDA: the build backend pulls the pinned nvcc/runtime wheels from PyPI.
+    Simulated by PK_CUDA_FROM_PYPI=1 and a PATH without nvcc; the smallest library (sm100) is built."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDACXX", "CUDA_HOME", "CUDA_PATH")}
+    env.update(PK_CUDA_FROM_PYPI="1", PK_ARCHS="100a", PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(tmp_path),
+                          str(REPO)], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
+    assert re.search(r"prime-kernels: nvcc \S*/nvidia/cu13/bin/nvcc \(CUDA 13\.0\)", out.stdout + out.stderr), \
+        "the build did not use the PyPI nvcc:\n" + "\n".join(l for l in (out.stdout + out.stderr).splitlines() if "prime-kernels:" in l)
+    (wheel,) = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.endswith("deep_gemm/_lib/libprime_kernels_sm100.so") for n in names), names
