@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Nsight Compute on one MoE forward + backward (benchmarks/profile_moe.py), our kernels only.
+#   PK_LIBRARY_PATH=build/final bash ci/profile_ncu.sh [30b|235b]     (reports under $OUT)
+set -u
+SHAPE=${1:-30b}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+export PYTHONPATH=${PYTHONPATH:-.} PYTHONUNBUFFERED=1
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+# Clocks stay as the card is (--clock-control none): never change the card's settings.
+timeout ${T_NCU:-240} "$NCU" --profile-from-start off --clock-control none \
+  --kernel-name regex:'grouped_gemm|kgrouped' \
+  --launch-count ${NCU_KERNELS:-8} --section SpeedOfLight \
+  --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats \
+  --csv --page details \
+  python3 benchmarks/profile_moe.py --shape "$SHAPE" > "$OUT/ncu_$SHAPE.csv" 2> "$OUT/ncu_$SHAPE.err"
+echo "ncu rc=$?"
+python3 - "$OUT/ncu_$SHAPE.csv" <<'PY' | tee "$OUT/ncu_${SHAPE}_summary.txt"
+import csv, sys, collections
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if not rows:
+    print("no ncu rows"); sys.exit(0)
+hdr, data = rows[0], rows[1:]
+col = {h: i for i, h in enumerate(hdr)}
+want = ["Duration", "Compute (SM) Throughput", "Memory Throughput", "DRAM Throughput", "Registers Per Thread",
+        "Achieved Occupancy", "Issue Slots Busy", "No Eligible", "Warp Cycles Per Issued Instruction",
+        "L1/TEX Hit Rate", "L2 Hit Rate", "Dynamic Shared Memory Per Block", "Block Limit Registers"]
+per = collections.OrderedDict()
+for r in data:
+    key = (r[col["ID"]], r[col["Kernel Name"]][:60])
+    name = r[col["Metric Name"]]
+    if name in want:
+        per.setdefault(key, {})[name] = f'{r[col["Metric Value"]]} {r[col["Metric Unit"]]}'.strip()
+for (kid, kname), m in per.items():
+    print(f"[{kid}] {kname}")
+    for k in want:
+        if k in m:
+            print(f"    {k:40s} {m[k]}")
+PY
