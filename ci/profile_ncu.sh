@@ -11,9 +11,11 @@ timeout ${T_NCU:-240} "$NCU" --profile-from-start off --clock-control none \
   --kernel-name regex:'grouped_gemm|kgrouped' \
   --launch-count ${NCU_KERNELS:-8} --section SpeedOfLight \
   --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats \
-  --csv --page details \
-  python3 benchmarks/profile_moe.py --shape "$SHAPE" > "$OUT/ncu_$SHAPE.csv" 2> "$OUT/ncu_$SHAPE.err"
-echo "ncu rc=$?"
+  --export "$OUT/ncu_$SHAPE" --force-overwrite \
+  python3 benchmarks/profile_moe.py --shape "$SHAPE" > "$OUT/ncu_$SHAPE.log" 2>&1
+echo "ncu rc=$?"; tail -3 "$OUT/ncu_$SHAPE.log"
+"$NCU" --import "$OUT/ncu_$SHAPE.ncu-rep" --csv --page details > "$OUT/ncu_$SHAPE.csv"
+"$NCU" --import "$OUT/ncu_$SHAPE.ncu-rep" --csv --page raw > "$OUT/ncu_${SHAPE}_raw.csv"
 python3 - "$OUT/ncu_$SHAPE.csv" <<'PY' | tee "$OUT/ncu_${SHAPE}_summary.txt"
 import csv, sys, collections
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
@@ -35,4 +37,21 @@ for (kid, kname), m in per.items():
     for k in want:
         if k in m:
             print(f"    {k:40s} {m[k]}")
+PY
+python3 - "$OUT/ncu_${SHAPE}_raw.csv" <<'PY' | tee -a "$OUT/ncu_${SHAPE}_summary.txt"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) < 3:
+    print("no raw rows"); sys.exit(0)
+hdr, data = rows[0], rows[2:]   # row 1 holds units
+stall = [i for i, h in enumerate(hdr) if h.startswith("smsp__average_warps_issue_stalled_") and h.endswith("_per_issue_active.ratio")]
+name_i = hdr.index("Kernel Name")
+def num(v):
+    try:
+        return float(v.replace(",", ""))
+    except ValueError:
+        return 0.0
+for r in data:
+    vals = sorted(((num(r[i]), hdr[i][len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")]) for i in stall), reverse=True)
+    print(r[name_i][:60], "top stalls (warps per issue):", ", ".join(f"{n} {v:.2f}" for v, n in vals[:6]))
 PY
