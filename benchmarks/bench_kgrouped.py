@@ -101,6 +101,7 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
         "mma_no_mc": {"_debug": 69},
         "mma_bn128": {"_debug": 65, "_block_n": 128},
         "mma_256x128": {"_debug": 65 | 256 | 4},
+        "bn128": {"_block_n": 128},
     }
     vt = {}
     for vname, kw in variants.items():
@@ -198,6 +199,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("--T", type=int, default=16384)
+    ap.add_argument("--shapes", default="30B,235B", help="comma-separated subset of 30B,235B")
     ap.add_argument("--profile", type=int, default=0,
                     help="run 30B dW2 (1) or dW1 (2) twice, for ncu --launch-skip 1")
     args = ap.parse_args()
@@ -227,6 +229,8 @@ def main():
     rows = []
     T, K, E = args.T, 8, 128
     for shape, H, I in (("30B", 2048, 768), ("235B", 4096, 1536)):
+        if shape not in args.shapes.split(","):
+            continue
         for which in ("dW2", "dW1"):
             bench_case(f"{shape} {which}", which, H, I, T, K, E, gen, rows)
     ceil = dense_ceiling()
