@@ -11,12 +11,14 @@ VENV=${VENV:-build/test-venv}
 INDEX=${PK_WHEEL_INDEX:-build/index}
 TORCH_SPEC=${TORCH_SPEC:-torch==2.13.0}
 step() { echo; echo "==== [$(date +%H:%M:%S)] $*"; }
+# pip, minus the warnings this machine's pip config prints for absent local find-links folders
+pip_() { "$PY" -m pip "$@" 2> >(grep -v "^WARNING: Location '" >&2); }
 
 step "virtual environment $VENV"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 VENV=$(cd "$VENV" && pwd); PY="$VENV/bin/python"
-"$PY" -c "import torch" 2>/dev/null || "$PY" -m pip install -q "$TORCH_SPEC"
-"$PY" -m pip install -q -r wheels/requirements.txt
+"$PY" -c "import torch" 2>/dev/null || pip_ install -q "$TORCH_SPEC"
+pip_ install -q -r wheels/requirements.txt
 "$PY" -c "import torch; print('torch', torch.__version__)"
 
 step "build all wheel variants into $INDEX"
@@ -26,8 +28,8 @@ echo "wheel builds took $(( $(date +%s) - t0 )) s"
 
 step "install the default wheel with test extras"
 wheel=$(ls "$INDEX"/files/prime_kernels-*.whl)
-"$PY" -m pip uninstall -q -y prime-kernels prime-kernels-sm90 prime-kernels-sm100 2>/dev/null || true
-"$PY" -m pip install -q "${wheel}[test]"
+pip_ uninstall -q -y prime-kernels prime-kernels-sm90 prime-kernels-sm100 2>/dev/null || true
+pip_ install -q "${wheel}[test]"
 
 step "test suite"
 # The installed package is tested (not the checkout): pytest's script puts no checkout on sys.path.
