@@ -1,12 +1,21 @@
 """One-command MoE layer benchmark on one GPU (Hopper): ours vs the TorchTitan-style torch path.
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python benchmarks/bench_moe.py [--shapes 30b,235b] [--json out.json]
+        [--variants default,staged] [--breakdown]
 
 T = 16384 tokens, E = 128 experts, top-8, uniform random routing, bf16. Times (CUDA events, warm-up,
 median of --reps): our forward (routing + fused forward), backward, forward+backward; the torch
 layer (argsort + gather + torch._grouped_mm + silu*up + torch._grouped_mm + weighting + index_add_,
 autograd for the backward); a dense 8192^3 bf16 matmul as the ceiling. FLOPs: forward 6*T*K*H*I,
 backward twice that.
+
+Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM;
+0 = library default, 1 = cooperative, 2 = ping-pong, 3 = cooperative with the staged shared-memory +
+bulk-copy epilogue, for GEMM1 / GEMM2 / DX / GEMM). Without --variants the environment is used as is.
+--variants times our layer once per listed setting (the torch baseline once per shape): "default"
+(every PK_SM90_VARIANT_* unset), "staged" (GEMM1 = GEMM2 = DX = 3), or explicit OP=V pairs joined by
+'+', e.g. --variants default,GEMM2=3+DX=3,GEMM1=3. --breakdown times each kernel alone for variants
+1, 2 and 3.
 """
 from __future__ import annotations
 
@@ -20,6 +29,29 @@ import torch.nn.functional as F
 from deep_gemm.testing import cuda_time_ms as bench
 
 SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
+VARIANT_OPS = ("GEMM1", "GEMM2", "DH", "DX", "GEMM")
+VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}}
+
+
+def parse_variant(spec):
+    """'default' | 'staged' | 'OP=V+OP=V' -> {OP: V}."""
+    if spec in VARIANT_PRESETS:
+        return dict(VARIANT_PRESETS[spec])
+    out = {}
+    for kv in spec.split("+"):
+        op, _, v = kv.partition("=")
+        op = op.strip().upper()
+        if op not in VARIANT_OPS or not v.strip().isdigit():
+            raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS})")
+        out[op] = v.strip()
+    return out
+
+
+def set_variant_env(settings):
+    for op in VARIANT_OPS:
+        os.environ.pop(f"PK_SM90_VARIANT_{op}", None)
+    for op, v in settings.items():
+        os.environ[f"PK_SM90_VARIANT_{op}"] = v
 
 
 def dense_ceiling(reps):
@@ -48,7 +80,7 @@ def torch_layer(x, idx, w, w13, w2):
     return torch.zeros_like(x).index_add_(0, tok, o)
 
 
-def run_shape(name, T, E, K, reps, out):
+def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     import deep_gemm
     from deep_gemm.kernels import sm90
     H, I = SHAPES[name]
@@ -61,7 +93,9 @@ def run_shape(name, T, E, K, reps, out):
     w = torch.softmax(torch.randn(T, K, device=dev, generator=g), -1)
     dy = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
     flops_f = 6 * T * K * H * I
-    res = {"shape": name, "T": T, "E": E, "K": K, "H": H, "I": I}
+    res = {"shape": name, "T": T, "E": E, "K": K, "H": H, "I": I, "variant": variant,
+           "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS
+                           if f"PK_SM90_VARIANT_{op}" in os.environ}}
 
     def ours_fwd():
         r = deep_gemm.moe_routing(idx, E, validate=False)
@@ -105,25 +139,32 @@ def run_shape(name, T, E, K, reps, out):
     # saved for backward per token: x row + z rows + routing (counts/offsets amortised ~0)
     res["saved_bytes_per_token"] = 2 * H + K * 2 * I * 2 + K * 4 * 2
 
-    # torch path
+    if torch_res is not None:  # the torch baseline was already timed for this shape
+        for k in ("torch_fwd_ms", "torch_peak_mib", "torch_fwdbwd_ms"):
+            res[k] = torch_res[k]
+        torch_layer_timed = False
+    else:
+        torch_layer_timed = True
     xr, w13r, w2r, wr = (t.detach().clone().requires_grad_() for t in (x, w13, w2, w))
-    res["torch_fwd_ms"] = bench(lambda: torch_layer(xr, idx, wr, w13r, w2r), reps)
+    if torch_layer_timed:
+        res["torch_fwd_ms"] = bench(lambda: torch_layer(xr, idx, wr, w13r, w2r), reps)
 
     def torch_fb():
         yt = torch_layer(xr, idx, wr, w13r, w2r)
         yt.backward(dy)
 
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    torch_fb()
-    torch.cuda.synchronize()
-    res["torch_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
-    for t in (xr, w13r, w2r, wr):
-        t.grad = None
-    res["torch_fwdbwd_ms"] = bench(torch_fb, reps)
-    for t in (xr, w13r, w2r, wr):
-        t.grad = None
+    if torch_layer_timed:
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        torch_fb()
+        torch.cuda.synchronize()
+        res["torch_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+        for t in (xr, w13r, w2r, wr):
+            t.grad = None
+        res["torch_fwdbwd_ms"] = bench(torch_fb, reps)
+        for t in (xr, w13r, w2r, wr):
+            t.grad = None
     # accuracy spot check of ours vs the torch path (bf16 both)
     with torch.no_grad():
         yt = torch_layer(x, idx, w, w13, w2).float()
@@ -176,16 +217,17 @@ def breakdown(name, T, E, K, reps):
         rows.append((label, ms, flops / ms / 1e9 if flops else 0.0))
 
     t("routing", lambda: deep_gemm.moe_routing(idx, E, validate=False), 0)
-    for v in (1, 2):
+    for v in (1, 2, 3):
         vn = ctypes.c_int(v)
-        tag = " coop" if v == 1 else " pingpong"
+        tag = {1: " coop", 2: " pingpong", 3: " staged"}[v]
         t("gemm1+swiglu" + tag, lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T),
           ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z),
           ptr(h), c0, vn, s), 2 * f)
         t("gemm2" + tag, lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev, vn), f)
-        t("dh+swiglu_bwd" + tag, lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T),
-          ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z),
-          ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, s), f)
+        if v != 3:  # dH has no staged variant (3 runs the cooperative kernel)
+            t("dh+swiglu_bwd" + tag, lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T),
+              ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I),
+              ptr(z), ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, s), f)
         t("dx gemm" + tag, lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o,
           H, dev, vn), 2 * f)
     t("combine", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
@@ -217,7 +259,11 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default=None)
     ap.add_argument("--breakdown", action="store_true", help="also time each kernel alone")
+    ap.add_argument("--variants", default=None,
+                    help="comma-separated kernel-variant settings to time: default, staged, or OP=V+OP=V "
+                         "(sets PK_SM90_VARIANT_<OP>); without it the environment is used as is")
     a = ap.parse_args()
+    variants = [(v, parse_variant(v)) for v in a.variants.split(",")] if a.variants else [("env", None)]
     print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)
     ceiling = dense_ceiling(a.reps)
     print(f"dense bf16 8192^3 matmul: {ceiling:.0f} TFLOP/s", flush=True)
@@ -226,22 +272,38 @@ def main():
         for name in a.shapes.split(","):
             breakdown(name, a.tokens, a.experts, a.topk, a.reps)
     for name in a.shapes.split(","):
-        r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results)
-        print(json.dumps(r), flush=True)
+        first = None
+        for vname, settings in variants:
+            if settings is not None:
+                set_variant_env(settings)
+            r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results, vname, first)
+            first = first or r
+            print(json.dumps(r), flush=True)
     print()
-    print(f"| shape | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | torch fwd ms | "
+    if len(variants) > 1:
+        print("| shape | variant | fwd ms | bwd ms | fwd+bwd ms | fwd graph ms | fwd+bwd graph ms | vs first |")
+        print("|---|---|---|---|---|---|---|---|")
+        base = {}
+        for r in results:
+            b = base.setdefault(r["shape"], r)
+            print(f"| {r['shape']} | {r['variant']} | {r['ours_fwd_ms']:.3f} | {r['ours_bwd_ms']:.3f} | "
+                  f"{r['ours_fwdbwd_ms']:.3f} | {r['ours_fwd_graph_ms']:.3f} | {r['ours_fwdbwd_graph_ms']:.3f} | "
+                  f"fwd {b['ours_fwd_ms'] / r['ours_fwd_ms']:.3f}x, fwd+bwd "
+                  f"{b['ours_fwdbwd_ms'] / r['ours_fwdbwd_ms']:.3f}x |")
+        print()
+    print(f"| shape | variant | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | torch fwd ms | "
           f"torch fwd+bwd ms | speedup fwd / fwd+bwd | peak MiB ours / torch | saved B/token |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['shape']} | {r['ours_fwd_ms']:.2f} ({r['ours_fwd_tflops']:.0f}) | {r['ours_bwd_ms']:.2f} | "
+        print(f"| {r['shape']} | {r['variant']} | {r['ours_fwd_ms']:.2f} ({r['ours_fwd_tflops']:.0f}) | {r['ours_bwd_ms']:.2f} | "
               f"{r['ours_fwdbwd_ms']:.2f} ({r['ours_fwdbwd_tflops']:.0f}) | {r['torch_fwd_ms']:.2f} "
               f"({r['torch_fwd_tflops']:.0f}) | {r['torch_fwdbwd_ms']:.2f} ({r['torch_fwdbwd_tflops']:.0f}) | "
               f"{r['speedup_fwd']:.2f}x / {r['speedup_fwdbwd']:.2f}x | {r['ours_peak_mib']:.0f} / "
               f"{r['torch_peak_mib']:.0f} | {r['saved_bytes_per_token']} |")
     for r in results:
-        print(f"{r['shape']}: ours fwd as one CUDA graph {r['ours_fwd_graph_ms']:.2f} ms "
+        print(f"{r['shape']} [{r['variant']}]: ours fwd as one CUDA graph {r['ours_fwd_graph_ms']:.2f} ms "
               f"({6 * r['T'] * r['K'] * r['H'] * r['I'] / r['ours_fwd_graph_ms'] / 1e9:.0f} TFLOP/s)")
-        print(f"{r['shape']}: ours fwd+bwd as one CUDA graph {r['ours_fwdbwd_graph_ms']:.2f} ms "
+        print(f"{r['shape']} [{r['variant']}]: ours fwd+bwd as one CUDA graph {r['ours_fwdbwd_graph_ms']:.2f} ms "
               f"({3 * 6 * r['T'] * r['K'] * r['H'] * r['I'] / r['ours_fwdbwd_graph_ms'] / 1e9:.0f} TFLOP/s)")
     print(f"dense ceiling {ceiling:.0f} TFLOP/s")
     if a.json:

@@ -20,13 +20,24 @@ def _rand(*shape, gen, scale=1.0):
     return (torch.randn(*shape, generator=gen) * scale).to(torch.bfloat16).cuda()
 
 
+# Kernel variants the correctness cases run under (PK_SM90_VARIANT_GEMM): "0" = the library default,
+# "3" = cooperative with the staged (shared memory + bulk copy) epilogue.
+VARIANTS = ["0", "3"]
+
+
+@pytest.fixture(params=VARIANTS, ids=lambda v: f"variant{v}")
+def variant(request, monkeypatch):
+    monkeypatch.setenv("PK_SM90_VARIANT_GEMM", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("nn", [False, True])
 @pytest.mark.parametrize("G,N,K,sizes", [
     (4, 256, 128, [130, 0, 257, 1]),
     (8, 512, 256, [64] * 8),
     (3, 384, 640, [300, 5, 129]),
 ])
-def test_contiguous_m_indices(G, N, K, sizes, nn, rng):
+def test_contiguous_m_indices(G, N, K, sizes, nn, rng, variant):
     sm90 = _sm90()
     m_idx = torch.cat([torch.full((s,), g, dtype=torch.int32) for g, s in enumerate(sizes)] +
                       [torch.full((37,), -1, dtype=torch.int32)])
@@ -50,7 +61,7 @@ def test_contiguous_m_indices(G, N, K, sizes, nn, rng):
 
 
 @pytest.mark.parametrize("nn", [False, True])
-def test_contiguous_psum(nn, rng):
+def test_contiguous_psum(nn, rng, variant):
     sm90 = _sm90()
     from deep_gemm.reference.gemm import psum_ranges, _mk_alignment
     G, N, K = 5, 256, 192
@@ -75,7 +86,7 @@ def test_contiguous_psum(nn, rng):
             assert rel_l2(d[s:e], a[s:e].double() @ bnk[g].T) <= TOL
 
 
-def test_masked(rng):
+def test_masked(rng, variant):
     sm90 = _sm90()
     G, M, N, K = 6, 300, 512, 256
     a = _rand(G, M, K, gen=rng)
@@ -89,6 +100,51 @@ def test_masked(rng):
         if m:
             assert rel_l2(d[g, :m], a[g, :m].double() @ b[g].double().T) <= TOL
         assert torch.isnan(d[g, m:].float()).all()
+
+
+@pytest.mark.parametrize("nn", [False, True])
+def test_staged_matches_cooperative_bitwise(nn, rng, monkeypatch):
+    """Variant 3 (staged epilogue) writes exactly the cooperative kernel's values, and the same rows:
+    group-clipped m_indices rows scattered back, N not a multiple of the 256-wide tile, NaN padding."""
+    sm90 = _sm90()
+    G, N, K = 5, 320 if not nn else 384, 448
+    sizes = [1, 200, 0, 129, 64]
+    m_idx = torch.cat([torch.full((s,), g, dtype=torch.int32) for g, s in enumerate(sizes)] +
+                      [torch.full((19,), -1, dtype=torch.int32)])
+    m_idx = m_idx[torch.randperm(m_idx.numel(), generator=rng)]
+    M = m_idx.numel()
+    a = _rand(M, K, gen=rng)
+    b = _rand(G, K, N, gen=rng, scale=K ** -0.5) if nn else _rand(G, N, K, gen=rng, scale=K ** -0.5)
+    gl = m_idx.cuda()
+    fn = sm90.m_grouped_bf16_gemm_nn_contiguous if nn else sm90.m_grouped_bf16_gemm_nt_contiguous
+    outs = []
+    for v in ("1", "3"):
+        monkeypatch.setenv("PK_SM90_VARIANT_GEMM", v)
+        d = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+        fn(a, b, d, gl)
+        outs.append(d)
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0].isnan(), outs[1].isnan()), "staged variant wrote different rows"
+    assert torch.isnan(outs[1][gl < 0].float()).all()
+    assert not torch.isnan(outs[1][gl >= 0].float()).any()
+    assert torch.equal(torch.nan_to_num(outs[0]), torch.nan_to_num(outs[1]))
+
+
+def test_staged_unaligned_out(rng, monkeypatch):
+    """An output base that is 4- but not 16-byte aligned: variant 3 falls back to the cooperative store."""
+    sm90 = _sm90()
+    monkeypatch.setenv("PK_SM90_VARIANT_GEMM", "3")
+    G, M, N, K = 2, 96, 256, 128
+    a = _rand(G, M, K, gen=rng)
+    b = _rand(G, N, K, gen=rng, scale=K ** -0.5)
+    masked_m = torch.tensor([96, 33], dtype=torch.int32, device="cuda")
+    buf = torch.full((G * M * N + 2,), float("nan"), dtype=torch.bfloat16, device="cuda")
+    d = buf[2:].view(G, M, N)  # 4 bytes past an aligned base
+    sm90.m_grouped_bf16_gemm_nt_masked(a, b, d, masked_m, 64)
+    torch.cuda.synchronize()
+    assert rel_l2(d[0], a[0].double() @ b[0].double().T) <= TOL
+    assert rel_l2(d[1, :33], a[1, :33].double() @ b[1].double().T) <= TOL
+    assert torch.isnan(d[1, 33:].float()).all() and torch.isnan(buf[:2].float()).all()
 
 
 def test_public_entry_dispatches(rng):

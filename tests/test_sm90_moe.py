@@ -100,8 +100,27 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
     return errs, outs
 
 
+# Kernel variants the layer's correctness cases run under, as PK_SM90_VARIANT_<OP> settings:
+# "default" = the library's choices; "staged" = cooperative with the staged (shared memory + bulk
+# copy) epilogue for GEMM 1, GEMM 2 and dX (variant 3).
+VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}}
+
+
+def _set_variant(monkeypatch, name):
+    for op in ("GEMM1", "GEMM2", "DH", "DX", "GEMM"):
+        monkeypatch.delenv(f"PK_SM90_VARIANT_{op}", raising=False)
+    for op, v in VARIANTS[name].items():
+        monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
+
+
+@pytest.fixture(params=list(VARIANTS))
+def variant(request, monkeypatch):
+    _set_variant(monkeypatch, request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("T,E,K,H,I,kind,clamp", CASES)
-def test_moe_fwd_bwd(T, E, K, H, I, kind, clamp, rng):
+def test_moe_fwd_bwd(T, E, K, H, I, kind, clamp, rng, variant):
     errs, outs = run_case(T, E, K, H, I, kind, clamp, rng)
     for name, t in outs.items():
         assert not torch.isnan(t).any(), f"{name} has NaN (unwritten elements?)"
@@ -111,12 +130,12 @@ def test_moe_fwd_bwd(T, E, K, H, I, kind, clamp, rng):
         assert e <= TOL, f"{name}: rel L2 {e:.3e} > {TOL} ({errs})"
 
 
-def test_moe_int32_idx(rng):
+def test_moe_int32_idx(rng, variant):
     errs, _ = run_case(200, 8, 4, 256, 256, "masked", None, rng, idx_dtype=torch.int32)
     assert max(errs.values()) <= TOL, errs
 
 
-def test_moe_deterministic(rng):
+def test_moe_deterministic(rng, variant):
     sm90 = _sm90()
     x, idx, w, w13, w2, dy = make_case(600, 16, 8, 512, 256, "uniform", rng)
     routing = deep_gemm.moe_routing(idx, 16)
@@ -129,7 +148,7 @@ def test_moe_deterministic(rng):
         assert torch.equal(a, b)
 
 
-def test_moe_cuda_graph(rng):
+def test_moe_cuda_graph(rng, variant):
     """Routing + forward + backward captured once, replayed with new routing: no host sync inside."""
     sm90 = _sm90()
     T, E, K, H, I = 512, 16, 4, 256, 256
@@ -156,6 +175,25 @@ def test_moe_cuda_graph(rng):
     torch.cuda.synchronize()
     y_ref = reference.moe_forward_simple(x, idx, w, w13, w2, None)
     assert rel_l2(y, y_ref) <= TOL
+
+
+@pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked")])
+def test_staged_matches_default_bitwise(T, E, K, H, I, kind, rng, monkeypatch):
+    """The staged epilogue stores the same bf16 values as the cooperative one: y, z, dx, dtw equal bitwise."""
+    sm90 = _sm90()
+    x, idx, w, w13, w2, dy = make_case(T, E, K, H, I, kind, rng)
+    routing = deep_gemm.moe_routing(idx, E)
+    res = []
+    for name in ("default", "staged"):
+        _set_variant(monkeypatch, name)
+        poison()
+        y, z = sm90.moe_forward(x, idx, w, w13, w2, routing, None, "bf16")
+        dx, _, _, dtw = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16")
+        torch.cuda.synchronize()
+        n = int(routing.offsets[-1])
+        res.append((y, z[:n], dx, dtw))
+    for name, a, b in zip(("y", "z", "dx", "dtw"), res[0], res[1]):
+        assert torch.equal(a, b), name
 
 
 def test_not_supported_precision(rng):

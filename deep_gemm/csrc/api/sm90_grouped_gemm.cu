@@ -6,22 +6,27 @@
 // (gather of token rows for the MoE). Used by the MoE (GEMM 2 forward, dX backward) and by the
 // public m-grouped contiguous / masked GEMMs.
 #include <cstdint>
+#include <type_traits>
 #include "../common/error.cuh"
 #include "../sm90/launch.cuh"
 
 using namespace pk::sm90;
 
 namespace {
-// variant: 0 = default, 1 = cooperative 128 x 256 (2 warpgroups on one tile), 2 = ping-pong 128 x 128.
+// variant: 0 = default, 1 = cooperative 128 x 256 (2 warpgroups on one tile), 2 = ping-pong 128 x 128,
+// 3 = cooperative 128 x 256 with the staged epilogue (smem + bulk-copy store overlapping the next
+// tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile).
 template <bool PP, BMode BM>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP>;
+template <BMode BM>
+using CfgStaged = GemmConfig<256, 3, BM, false, true>;
 constexpr int kDefaultVariantK = 1;
 constexpr int kDefaultVariantMN = 1;
 
 template <class C>
 void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
                 int64_t max_rows, cudaStream_t s) {
-  using E = EpiStoreBf16<C::BN, C::kMI>;
+  using E = std::conditional_t<C::kStagedStore, EpiStoreBf16Staged<C::BN>, EpiStoreBf16<C::BN, C::kMI>>;
   if (mp.a_index != nullptr)
     launch_grouped_gemm<C, AMode::kGatherPair, E>(tb, mp, g, ep, max_rows, s);
   else
@@ -46,7 +51,13 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(group_mode == 0 || max_m > 0, "max_m (rows per group / alignment) must be positive");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
     GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
-    const bool pp = (variant == 0 ? (b_mn_major ? kDefaultVariantMN : kDefaultVariantK) : variant) == 2;
+    int v = variant == 0 ? (b_mn_major ? kDefaultVariantMN : kDefaultVariantK) : variant;
+    PK_REQUIRE(v >= 1 && v <= 3, "variant must be 0..3, got %d", variant);
+    // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
+    // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
+    if (v == 3 && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
+    const bool pp = v == 2;
+    const bool staged = v == 3;
     const int bn = pp ? 128 : 256;
     MainloopParams mp{static_cast<const __nv_bfloat16*>(a), lda, a_index, topk > 0 ? topk : 1, k, n, 0,
                       (n + bn - 1) / bn};
@@ -60,10 +71,12 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
       if (pp) dispatch_a<Cfg<true, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
+      else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
       else dispatch_a<Cfg<false, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
     } else {
       const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, bn);
       if (pp) dispatch_a<Cfg<true, BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
+      else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
       else dispatch_a<Cfg<false, BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
     }
   });

@@ -69,6 +69,140 @@ struct EpiStoreBf16 {
   }
 };
 
+// Helpers of the staged epilogues (cooperative layout, MI = 1; staging half of warpgroup wg at
+// smem_c + wg * 64 * (BN*2 + 16)).
+template <int BN>
+struct StagedTile {
+  static constexpr int kRowBytes = BN * 2 + 16;
+  __device__ __forceinline__ static uint32_t buffer(uint8_t* smem_c, int wg) {
+    return smem_u32(smem_c) + wg * 64 * kRowBytes;
+  }
+  // Steps 1-2: wait until this warpgroup's previous bulk copies (issued by its threads < kIssuers)
+  // have read the buffer, write the accumulators to it as bf16 (row-major [64][BN], pitch
+  // kRowBytes), and make the writes visible to the async proxy.
+  template <int kIssuers, class Accum>
+  __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg) {
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
+    if (tid < kIssuers) bulk_wait_read_all();
+    named_bar_sync(bar_id, 128);
+    // Matrix q = lane/8 of stmatrix x4 #jj: rows 8*(q&1).., columns 16jj + 8*(q>>1)..; its
+    // fragment is acc value 8jj + 2q (+1) (value 4j + 2r + c, j = 2jj + (q>>1), r = q&1).
+    const int q = lane / 8;
+    const uint32_t addr = buf + (warp * 16 + (q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16;
+#pragma unroll
+    for (int jj = 0; jj < BN / 16; ++jj) {
+      const int v = 8 * jj;
+      stmatrix_x4(addr + jj * 32, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
+                  pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
+    }
+    fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
+    named_bar_sync(bar_id, 128);
+  }
+  // Output row (sorted row, or out_rows[sorted row]) of staging row i of warpgroup wg; -1 past the
+  // group's end.
+  __device__ __forceinline__ static int out_row(const TileCoord& c, int wg, int i, const int* out_rows) {
+    const int local = c.m_block * 128 + wg * 64 + i;
+    if (local >= c.rows) return -1;
+    const int p = c.row_begin + local;
+    return out_rows ? __ldg(out_rows + p) : p;
+  }
+};
+
+// Plain store of the tile through shared memory (cooperative layout only: each consumer warpgroup
+// owns rows 64wg..64wg+63 of the tile and half of the staging buffer, row pitch BN*2 + 16 bytes):
+//   1. the warpgroup's bulk copies of its previous tile have finished reading the buffer
+//      (cp.async.bulk.wait_group.read by each issuing thread, then a warpgroup named barrier);
+//   2. stmatrix of the accumulators (bf16) into the buffer; fence.proxy.async; named barrier;
+//   3. thread i < 64 of the warpgroup stores row i with one cp.async.bulk shared->global of
+//      min(BN, n_out - n0) columns to output row out_rows[p] (or p), skipping rows past the
+//      group's end (same rows and columns as EpiStoreBf16), then commits its bulk group.
+// The consumers then go straight to the next tile's mainloop while the copies drain; step 1 of
+// the next tile waits for them only after that tile's MMAs. Output rows must be 16-byte aligned
+// (checked on the host: ld_out % 8 == 0 and an aligned base pointer).
+template <int BN>
+struct EpiStoreBf16Staged {
+  using Tile = StagedTile<BN>;
+  struct Pre {
+    int orow;  // output row of staging row tid (tid < 64 of the warpgroup), -1 = not written (one
+               // register: it lives across the mainloop next to the 128 accumulators)
+  };
+  __device__ __forceinline__ static void prefetch(const EpilogueParams& e, const TileCoord& c, int wg, Pre& pre) {
+    const int tid = threadIdx.x % 128;
+    pre.orow = tid < 64 ? Tile::out_row(c, wg, tid, e.out_rows) : -1;
+  }
+  template <class Accum>
+  __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
+                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c) {
+    const int tid = threadIdx.x % 128;
+    const uint32_t buf = Tile::buffer(smem_c, wg);
+    Tile::template write<64>(acc, buf, wg);
+    if (tid < 64) {
+      if (pre.orow >= 0) {
+        const int n0 = c.n_block * BN;
+        const int cols = min(BN, e.n_out - n0);
+        if (cols > 0)
+          bulk_store_s2g(e.out + (int64_t)pre.orow * e.ld_out + n0, buf + tid * Tile::kRowBytes,
+                         static_cast<uint32_t>(cols) * 2u);
+      }
+      bulk_commit();
+    }
+  }
+  __device__ __forceinline__ static void finish() {
+    if (threadIdx.x % 128 < 64) bulk_wait_all();
+  }
+};
+
+// GEMM 1 forward, staged (cooperative, BN = 256 = gate 128 | up 128): z = [g | u] goes through the
+// staging buffer (the accumulator tile is exactly [g | u]); thread i of the warpgroup copies half
+// i/64 (g or u, 256 bytes) of staging row i%64 to z[row, n0..] or z[row, I + n0..]; h (a third of
+// the bytes; no room for a second staging tile next to 3 pipeline stages) is still written from
+// registers, computed from the same bf16-rounded g, u as EpiSwiGLUFwd.
+template <int BN>
+struct EpiSwiGLUFwdStaged {
+  using Tile = StagedTile<BN>;
+  struct Pre {
+    int row;  // sorted row of staging row tid % 64, -1 = past the group's end
+  };
+  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord& c, int wg, Pre& pre) {
+    pre.row = Tile::out_row(c, wg, threadIdx.x % 64, nullptr);
+  }
+  template <class Accum>
+  __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
+                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c) {
+    constexpr int H = BN / 2;
+    const int tid = threadIdx.x % 128;
+    const uint32_t buf = Tile::buffer(smem_c, wg);
+    Tile::template write<128>(acc, buf, wg);
+    const int n0 = c.n_block * H;
+    if (pre.row >= 0) {
+      const int half = tid / 64;  // 0: gate columns, 1: up columns
+      bulk_store_s2g(e.out + (int64_t)pre.row * e.ld_out + half * e.inter + n0,
+                     buf + (tid % 64) * Tile::kRowBytes + half * H * 2, H * 2);
+    }
+    bulk_commit();
+    const int lane = threadIdx.x % 32;
+    const float cl = e.clamp;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int local = local_row<1>(c, wg, 0, r);
+      if (local >= c.rows) continue;
+      __nv_bfloat16* hrow = e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2;
+#pragma unroll
+      for (int j = 0; j < H / 8; ++j) {
+        const int col = n0 + 8 * j + 2 * (lane % 4);
+        const int vg = 4 * j + 2 * r, vu = vg + 4 * (H / 8);
+        const float2 g = __bfloat1622float2(__floats2bfloat162_rn(acc(vg), acc(vg + 1)));
+        const float2 u = __bfloat1622float2(__floats2bfloat162_rn(acc(vu), acc(vu + 1)));
+        const float h0 = silu_f(fminf(g.x, cl)) * fminf(fmaxf(u.x, -cl), cl);
+        const float h1 = silu_f(fminf(g.y, cl)) * fminf(fmaxf(u.y, -cl), cl);
+        store_bf16x2(hrow + col, h0, h1);
+      }
+    }
+  }
+  __device__ __forceinline__ static void finish() { bulk_wait_all(); }
+};
+
 // GEMM 1 forward: the tile's first BN/2 columns are gate columns n0.., the last BN/2 the matching
 // up columns (n0 = n_block*BN/2). Writes z = [g | u] (bf16) and h = silu(min(g,c)) * clamp(u,-c,c)
 // computed from the bf16-rounded g, u (what the backward will reload).

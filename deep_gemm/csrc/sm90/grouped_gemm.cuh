@@ -19,7 +19,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   uint8_t* smem_a = smem;
   uint8_t* smem_b = smem + Cfg::kStages * Cfg::kABytes;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem_b + Cfg::kStages * Cfg::kBBytes);
+  uint8_t* smem_c = smem_b + Cfg::kStages * Cfg::kBBytes;  // staging tile (kStoreBytes; 0 unless staged)
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem_c + Cfg::kStoreBytes);
   uint64_t* empty = full + Cfg::kStages;
   uint64_t* done = empty + Cfg::kStages;  // ping-pong: [2] "warpgroup w finished a mainloop"
   int* sched_ints = reinterpret_cast<int*>(done + 2);
@@ -68,8 +69,10 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
       }
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
                              Cfg::kPingPong ? &done[wg - 1] : nullptr);
-      Epi::apply(ep, c, wg - 1, accum, pre);
+      if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c);
+      else Epi::apply(ep, c, wg - 1, accum, pre);
     }
+    if constexpr (Cfg::kStagedStore) Epi::finish();  // this thread's bulk stores are done before exit
   }
 #endif
 }

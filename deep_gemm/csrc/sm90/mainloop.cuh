@@ -44,7 +44,12 @@ enum class BMode : int {
 // each, and run their epilogues at the same time. kPingPong = true: each consumer warpgroup owns
 // whole 128 x BN tiles (two m64 wgmmas per k-step) and the two alternate, so that one's epilogue
 // runs while the other's MMAs do (CTA-local tile j goes to warpgroup j % 2).
-template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false>
+//
+// StagedStore_ (cooperative only): the epilogue writes the bf16 tile into a shared-memory staging
+// buffer (kBM rows of BN + 8 elements; the 16-byte pad per row keeps stmatrix conflict-free) and
+// stores it with one bulk copy per row, so the consumers start the next tile's MMAs while the copy
+// engine drains the previous tile (EpiStoreBf16Staged in epilogue.cuh).
+template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -74,9 +79,13 @@ struct GemmConfig {
   static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr bool kStagedStore = StagedStore_;
+  static_assert(!(StagedStore_ && PingPong_), "the staged store is written for the cooperative layout");
+  static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
+  static constexpr int kStoreBytes = kStagedStore ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
-  static constexpr int kSmemBytes =
-      1024 /*align slack*/ + kStages * kStageBytes + (2 * kStages + 2) * 8 + kSchedInts * 4;
+  static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
+                                    (2 * kStages + 2) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
@@ -104,7 +113,9 @@ __device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  for (int tile = blockIdx.x; tile < total; tile += gridDim.x) {
+  // (Staged-store configs re-read %nctaid each tile: with 3 stages the 72-register producer
+  // otherwise spilled the hoisted grid stride, 4 bytes.)
+  for (int tile = blockIdx.x; tile < total; tile += Cfg::kStagedStore ? grid_ctas() : gridDim.x) {
     const TileCoord c = sched.coord(tile);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.

@@ -1,8 +1,10 @@
-// Thin PTX wrappers for sm_90a: mbarriers, cp.async (16-byte, zero-fill), TMA tile loads, fences.
+// Thin PTX wrappers for sm_90a: mbarriers, cp.async (16-byte, zero-fill), TMA tile loads, fences,
+// stmatrix and shared->global bulk copies (staged epilogue).
 #pragma once
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cuda_bf16.h>
 
 namespace pk::sm90 {
 
@@ -70,6 +72,13 @@ __device__ __forceinline__ void prefetch_tma_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
+// gridDim.x read at the point of use (asm volatile: not hoisted into a register across a loop).
+__device__ __forceinline__ int grid_ctas() {
+  uint32_t n;
+  asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(n));
+  return static_cast<int>(n);
+}
+
 template <uint32_t kRegs>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
@@ -83,6 +92,35 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 __device__ __forceinline__ void named_bar_sync(uint32_t id, uint32_t count) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
+
+// ---- staged epilogue stores (registers -> shared -> global through the bulk copy engine) ----
+
+// Four 8x8 b16 matrices to shared memory: lane i gives the address of row i%8 of matrix i/8; each
+// thread's register q holds its (row lane/4, columns 2*(lane%4), +1) fragment of matrix q.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3)
+               : "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// Bulk copy (async proxy) of `bytes` (multiple of 16, both addresses 16-byte aligned) from shared
+// to global memory, tracked by this thread's bulk async-groups.
+__device__ __forceinline__ void bulk_store_s2g(void* gdst, uint32_t ssrc, uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gdst), "r"(ssrc), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// This thread's committed bulk groups have finished READING their shared-memory source.
+__device__ __forceinline__ void bulk_wait_read_all() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+// ... and have fully completed (writes performed).
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
 __device__ __forceinline__ float silu_f(float g) { return g / (1.0f + __expf(-g)); }
 
