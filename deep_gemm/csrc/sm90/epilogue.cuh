@@ -77,14 +77,14 @@ struct StagedTile {
   __device__ __forceinline__ static uint32_t buffer(uint8_t* smem_c, int wg) {
     return smem_u32(smem_c) + wg * 64 * kRowBytes;
   }
-  // Steps 1-2: wait until this warpgroup's previous bulk copies (issued by its threads < kIssuers)
-  // have read the buffer, write the accumulators to it as bf16 (row-major [64][BN], pitch
-  // kRowBytes), and make the writes visible to the async proxy.
-  template <int kIssuers, class Accum>
-  __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg) {
+  // Steps 1-2: wait until this warpgroup's previous bulk copies (each issuing thread, `issuer`,
+  // waits for its own) have read the buffer, write the accumulators to it as bf16 (row-major
+  // [64][BN], pitch kRowBytes), and make the writes visible to the async proxy.
+  template <class Accum>
+  __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer) {
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
-    if (tid < kIssuers) bulk_wait_read_all();
+    if (issuer) bulk_wait_read_all();
     named_bar_sync(bar_id, 128);
     // Matrix q = lane/8 of stmatrix x4 #jj: rows 8*(q&1).., columns 16jj + 8*(q>>1)..; its
     // fragment is acc value 8jj + 2q (+1) (value 4j + 2r + c, j = 2jj + (q>>1), r = q&1).
@@ -114,9 +114,11 @@ struct StagedTile {
 //   1. the warpgroup's bulk copies of its previous tile have finished reading the buffer
 //      (cp.async.bulk.wait_group.read by each issuing thread, then a warpgroup named barrier);
 //   2. stmatrix of the accumulators (bf16) into the buffer; fence.proxy.async; named barrier;
-//   3. thread i < 64 of the warpgroup stores row i with one cp.async.bulk shared->global of
-//      min(BN, n_out - n0) columns to output row out_rows[p] (or p), skipping rows past the
-//      group's end (same rows and columns as EpiStoreBf16), then commits its bulk group.
+//   3. lane l < 16 of warp w stores staging row 16w + l (the rows a warp writes, so the per-lane
+//      bulk copies, which the hardware issues one lane at a time, are spread over all 4 warps)
+//      with one cp.async.bulk shared->global of min(BN, n_out - n0) columns to output row
+//      out_rows[p] (or p), skipping rows past the group's end (the same rows and columns as
+//      EpiStoreBf16), then commits its bulk group.
 // The consumers then go straight to the next tile's mainloop while the copies drain; step 1 of
 // the next tile waits for them only after that tile's MMAs. Output rows must be 16-byte aligned
 // (checked on the host: ld_out % 8 == 0 and an aligned base pointer).
@@ -124,32 +126,32 @@ template <int BN>
 struct EpiStoreBf16Staged {
   using Tile = StagedTile<BN>;
   struct Pre {
-    int orow;  // output row of staging row tid (tid < 64 of the warpgroup), -1 = not written (one
-               // register: it lives across the mainloop next to the 128 accumulators)
+    int orow;  // output row of staging row srow() (issuing lanes), -1 = not written (one register:
+               // it lives across the mainloop next to the 128 accumulators)
   };
+  __device__ __forceinline__ static bool issuer() { return threadIdx.x % 32 < 16; }
+  __device__ __forceinline__ static int srow() { return (threadIdx.x % 128) / 32 * 16 + threadIdx.x % 16; }
   __device__ __forceinline__ static void prefetch(const EpilogueParams& e, const TileCoord& c, int wg, Pre& pre) {
-    const int tid = threadIdx.x % 128;
-    pre.orow = tid < 64 ? Tile::out_row(c, wg, tid, e.out_rows) : -1;
+    pre.orow = issuer() ? Tile::out_row(c, wg, srow(), e.out_rows) : -1;
   }
   template <class Accum>
   __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
                                                       const Accum& acc, const Pre& pre, uint8_t* smem_c) {
-    const int tid = threadIdx.x % 128;
     const uint32_t buf = Tile::buffer(smem_c, wg);
-    Tile::template write<64>(acc, buf, wg);
-    if (tid < 64) {
+    Tile::write(acc, buf, wg, issuer());
+    if (issuer()) {
       if (pre.orow >= 0) {
         const int n0 = c.n_block * BN;
         const int cols = min(BN, e.n_out - n0);
         if (cols > 0)
-          bulk_store_s2g(e.out + (int64_t)pre.orow * e.ld_out + n0, buf + tid * Tile::kRowBytes,
+          bulk_store_s2g(e.out + (int64_t)pre.orow * e.ld_out + n0, buf + srow() * Tile::kRowBytes,
                          static_cast<uint32_t>(cols) * 2u);
       }
       bulk_commit();
     }
   }
   __device__ __forceinline__ static void finish() {
-    if (threadIdx.x % 128 < 64) bulk_wait_all();
+    if (issuer()) bulk_wait_all();
   }
 };
 
@@ -173,7 +175,7 @@ struct EpiSwiGLUFwdStaged {
     constexpr int H = BN / 2;
     const int tid = threadIdx.x % 128;
     const uint32_t buf = Tile::buffer(smem_c, wg);
-    Tile::template write<128>(acc, buf, wg);
+    Tile::write(acc, buf, wg, true);
     const int n0 = c.n_block * H;
     if (pre.row >= 0) {
       const int half = tid / 64;  // 0: gate columns, 1: up columns
