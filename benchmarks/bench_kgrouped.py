@@ -16,7 +16,7 @@ import sys
 
 import torch
 
-from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad
+from deep_gemm.kernels.sm90_kgrouped import VARIANTS, k_grouped_wgrad
 from deep_gemm.testing import cuda_time_ms
 
 
@@ -103,6 +103,19 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
         "mma_256x128": {"_debug": 65 | 256 | 4},
         "bn128": {"_block_n": 128},
     }
+    # Pipeline variants (notes/sm90_kgrouped.md, "v6 variants"): each full, wgmma only
+    # (no loads, no epilogue) and loads only. "v5" = the pipeline that was the default.
+    for pname, vid in VARIANTS.items():
+        variants[pname] = {"_variant": vid}
+        variants["mma_" + pname] = {"_variant": vid, "_debug": 65}
+        variants["loads_" + pname] = {"_variant": vid, "_debug": 3}
+    verr = {}
+    for pname, vid in VARIANTS.items():  # sampled correctness of every pipeline variant
+        out.fill_(float("nan"))
+        k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, _variant=vid)
+        torch.cuda.synchronize()
+        verr[pname] = (bool(torch.isfinite(out).all()),
+                       check_groups(out, a, a_rows, b, b_rows, offsets_h, [0, E // 2, E - 1]))
     vt = {}
     for vname, kw in variants.items():
         vt[vname] = time_ms(lambda: k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, **kw))
@@ -142,12 +155,15 @@ def bench_case(name, which, H, I, T, K, E, gen, rows):
                      bn128_ms=ours_bn128[0], bn128_tf=tf(ours_bn128[0]),
                      torch_ms=t_torch[0], torch_tf=tf(t_torch[0]), gather_ms=t_gather[0],
                      torch_all_ms=t_torch_all[0], torch_all_tf=tf(t_torch_all[0]),
-                     err=err, finite=finite, torch_form=desc,
+                     err=err, finite=finite, torch_form=desc, variant_err=verr,
                      variants={k: v[0] for k, v in vt.items()}))
     print(f"{name}: ours {ours[0]:.3f} ms ({tf(ours[0]):.0f} TFLOP/s, min {ours[1]:.3f} max {ours[2]:.3f}); "
           f"accumulate {ours_acc[0]:.3f} ms; BN=128 {ours_bn128[0]:.3f} ms ({tf(ours_bn128[0]):.0f}); "
           f"torch grouped_mm [{desc}] {t_torch[0]:.3f} ms ({tf(t_torch[0]):.0f}), gather {t_gather[0]:.3f} ms, "
           f"gather+gemm {t_torch_all[0]:.3f} ms; sampled rel err {err:.2e}, finite {finite}", flush=True)
+    print("  pipeline variants: " + ", ".join(
+        f"{k} {vt[k][0]:.3f} ms ({tf(vt[k][0]):.0f}; mma {vt['mma_' + k][0]:.3f}, loads {vt['loads_' + k][0]:.3f}; "
+        f"err {verr[k][1]:.1e}{'' if verr[k][0] else ' NONFINITE'})" for k in VARIANTS), flush=True)
 
 
 def dense_ceiling():
@@ -179,20 +195,23 @@ def sanitize_case():
         if ident == "a":
             a, a_rows = torch.randn(R, M, generator=gen, device=dev).to(torch.bfloat16), None
         off = torch.tensor(offs, dtype=torch.int32, device=dev)
-        out = torch.randn(len(counts), M, N, generator=gen, device=dev)
-        out0 = out.clone()
-        k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=acc, _max_ctas=2)
-        torch.cuda.synchronize()
-        worst = 0.0
-        for g in range(len(counts)):
-            s, e = offs[g], offs[g + 1]
-            r = torch.arange(s, e, device=dev)
-            ia = a_rows[s:e].long() if a_rows is not None else r
-            ib = b_rows[s:e].long() if b_rows is not None else r
-            ref = (out0[g].double() if acc else 0) + a[ia].double().t() @ b[ib].double()
-            if e > s or acc:
-                worst = max(worst, ((out[g].double() - ref).norm() / ref.norm().clamp_min(1e-30)).item())
-        print(f"sanitize case M={M} N={N} accumulate={acc} identity={ident or '-'}: worst rel err {worst:.2e}")
+        out_init = torch.randn(len(counts), M, N, generator=gen, device=dev)
+        for vid in [0] + sorted(VARIANTS.values()):
+            out = out_init.clone()
+            out0 = out.clone()
+            k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=acc, _max_ctas=2, _variant=vid)
+            torch.cuda.synchronize()
+            worst = 0.0
+            for g in range(len(counts)):
+                s, e = offs[g], offs[g + 1]
+                r = torch.arange(s, e, device=dev)
+                ia = a_rows[s:e].long() if a_rows is not None else r
+                ib = b_rows[s:e].long() if b_rows is not None else r
+                ref = (out0[g].double() if acc else 0) + a[ia].double().t() @ b[ib].double()
+                if e > s or acc:
+                    worst = max(worst, ((out[g].double() - ref).norm() / ref.norm().clamp_min(1e-30)).item())
+            print(f"sanitize case M={M} N={N} accumulate={acc} identity={ident or '-'} variant={vid}: "
+                  f"worst rel err {worst:.2e}")
 
 
 def main():
@@ -247,7 +266,19 @@ def main():
     for r in rows:
         fl = 2.0 * args.T * 8 * r["M"] * r["N"]
         print(f"{r['case']:<10} " + " ".join(f"{r['variants'][k]:.3f}({fl / r['variants'][k] / 1e9:.0f})" for k in names))
+    print("pipeline variants, ms full / wgmma-only / loads-only (TFLOP/s of full), sampled err, per case: "
+          + ", ".join(r["case"] for r in rows))
+    for k in VARIANTS:
+        cells = []
+        for r in rows:
+            fl = 2.0 * args.T * 8 * r["M"] * r["N"]
+            v = r["variants"]
+            fin, e = r["variant_err"][k]
+            cells.append(f"{v[k]:.3f}/{v['mma_' + k]:.3f}/{v['loads_' + k]:.3f} ({fl / v[k] / 1e9:.0f}) "
+                         f"err {e:.0e}{'' if fin else ' NONFINITE'}")
+        print(f"  {k:<18} " + " | ".join(cells))
     ok = all(r["finite"] and r["err"] <= 1e-2 for r in rows)
+    ok = ok and all(fin and e <= 1e-2 for r in rows for fin, e in r["variant_err"].values())
     sys.exit(0 if ok else 1)
 
 

@@ -3,8 +3,15 @@ import pytest
 import torch
 
 from deep_gemm.kernels import NotSupportedHere
-from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad
+from deep_gemm.kernels.sm90_kgrouped import VARIANTS, k_grouped_wgrad
 from deep_gemm.testing import rel_l2
+
+# Pipeline variants of the kernel (the `_variant` tuning argument): 0 = the entry point's default,
+# then every named one (v5 and the v6 experiments). The GPU cases below run each of them on the
+# same inputs against one float64 reference (cheaper than one test per variant: the real-shape
+# references are large), and report every failing variant by name.
+ALL_VARIANTS = [0] + sorted(VARIANTS.values())
+VARIANT_NAMES = {0: "default", **{v: k for k, v in VARIANTS.items()}}
 
 
 def reference_wgrad(a, a_rows, b, b_rows, offsets, out0=None):
@@ -50,29 +57,45 @@ def make_case(counts, M, N, *, gather_a, gather_b, extra_rows, gen, src_rows=Non
     return a, a_rows, b, b_rows, off, offsets
 
 
+def check_variants(run, ref, *, variants=ALL_VARIANTS, out0=None, empty_groups=(), tol=1e-2):
+    """run(variant) -> out for each variant; every output must be finite (outputs start NaN
+    unless accumulating), within tol of ref, and exact on empty groups (zero, or out0 when
+    accumulating). Fails listing every failing variant."""
+    bad = []
+    for v in variants:
+        out = run(v)
+        torch.cuda.synchronize()
+        name = VARIANT_NAMES[v]
+        if not torch.isfinite(out).all():
+            bad.append(f"{name}: unwritten (NaN) or non-finite outputs")
+            continue
+        err = rel_l2(out, ref)
+        if not err <= tol:
+            bad.append(f"{name}: relative L2 error {err:.3e}")
+        for g in empty_groups:
+            want = out0[g] if out0 is not None else torch.zeros_like(out[g])
+            if not torch.equal(out[g], want):
+                bad.append(f"{name}: group {g} (empty) was modified")
+        del out
+    assert not bad, "; ".join(bad)
+
+
 def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_rows=0,
-                  accumulate=False, max_ctas=0, block_n=0, debug=0, tol=1e-2):
+                  accumulate=False, max_ctas=0, block_n=0, debug=0, variants=ALL_VARIANTS, tol=1e-2):
     a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=gather_a,
                                                    gather_b=gather_b, extra_rows=extra_rows, gen=gen)
     G = len(counts)
-    if accumulate:
-        out = torch.randn(G, M, N, generator=gen).cuda()
-        out0 = out.clone()
-    else:
-        out = torch.full((G, M, N), float("nan"), device="cuda")
-        out0 = None
-    k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=accumulate, _max_ctas=max_ctas,
-                    _block_n=block_n, _debug=debug)
-    torch.cuda.synchronize()
+    out0 = torch.randn(G, M, N, generator=gen).cuda() if accumulate else None
     ref = reference_wgrad(a, a_rows, b, b_rows, offsets, out0)
-    assert torch.isfinite(out).all(), "unwritten (NaN) or non-finite outputs"
-    err = rel_l2(out, ref)
-    assert err <= tol, f"relative L2 error {err:.3e}"
-    for g, c in enumerate(counts):  # empty groups: exactly zero, or untouched when accumulating
-        if c == 0:
-            want = out0[g] if accumulate else torch.zeros_like(out[g])
-            assert torch.equal(out[g], want), f"group {g} (empty) was modified"
-    return err
+
+    def run(v):
+        out = out0.clone() if accumulate else torch.full((G, M, N), float("nan"), device="cuda")
+        k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=accumulate, _max_ctas=max_ctas,
+                        _block_n=block_n, _debug=debug, _variant=v)
+        return out
+
+    check_variants(run, ref, variants=variants, out0=out0,
+                   empty_groups=[g for g, c in enumerate(counts) if c == 0], tol=tol)
 
 
 def routed_rows(T, K, E, gen, skew=False):
@@ -115,6 +138,11 @@ def test_argument_errors(field, value, exc, match):
         k_grouped_wgrad(*args)
 
 
+def test_unknown_variant_rejected():
+    with pytest.raises(ValueError, match="_variant"):
+        k_grouped_wgrad(*_cpu_args(), _variant=max(VARIANTS.values()) + 1)
+
+
 def test_cpu_and_odd_shapes_not_supported():
     with pytest.raises(NotSupportedHere):
         k_grouped_wgrad(*_cpu_args())
@@ -131,7 +159,8 @@ def test_cpu_and_odd_shapes_not_supported():
 @pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True), (True, True), (False, False)])
 @pytest.mark.parametrize("M,N", [(128, 128), (256, 384), (384, 256), (128, 512), (256, 256), (512, 256)])
 def test_small_shapes(gather_a, gather_b, M, N, rng):
-    counts = [0, 1, 63, 64, 65, 200, 0, 129]  # empty, single row, not multiples of 64
+    # empty, single row, not multiples of 64 or 128, exactly 128, one past 256
+    counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257]
     run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=37)
 
 
@@ -171,7 +200,7 @@ def test_tuning_variants(gather_a, gather_b, debug, rng):
     # Tuning switches must stay correct: bit 2 no cluster, bit 8 256 x 128 tiles (A side),
     # bit 7 release stages after wait_group 0.
     run_and_check([70, 0, 300, 64, 1], 512, 512, rng, gather_a=gather_a, gather_b=gather_b,
-                  extra_rows=3, debug=debug)
+                  extra_rows=3, debug=debug, variants=[0])
 
 
 @pytest.mark.gpu
@@ -205,26 +234,29 @@ def test_moe_shapes(shape, which, skew, rng):
         a = torch.randn(R, 2 * I, generator=rng).to(torch.bfloat16).to(dev)
         b = torch.randn(T, H, generator=rng).to(torch.bfloat16).to(dev)
         a_rows, b_rows, M, N = None, tok, 2 * I, H
-    out = torch.full((E, M, N), float("nan"), device=dev)
-    k_grouped_wgrad(a, a_rows, b, b_rows, off, out)
     ref = reference_wgrad(a, a_rows, b, b_rows, offsets)
-    assert torch.isfinite(out).all()
-    err = rel_l2(out, ref)
-    assert err <= 1e-2, f"relative L2 error {err:.3e}"
+
+    def run(v):
+        out = torch.full((E, M, N), float("nan"), device=dev)
+        k_grouped_wgrad(a, a_rows, b, b_rows, off, out, _variant=v)
+        return out
+
+    check_variants(run, ref, empty_groups=[g for g, c in enumerate(counts) if c == 0])
 
 
 @pytest.mark.gpu
-def test_graph_capture_no_host_sync(rng):
+@pytest.mark.parametrize("variant", ALL_VARIANTS, ids=[VARIANT_NAMES[v] for v in ALL_VARIANTS])
+def test_graph_capture_no_host_sync(variant, rng):
     """offsets is only read on the device: capture once, change the routing, replay."""
     M, N, G = 256, 256, 6
     counts = [100, 0, 64, 1, 300, 7]
     a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=True, gather_b=True,
                                                    extra_rows=50, gen=rng)
     out = torch.full((G, M, N), float("nan"), device="cuda")
-    k_grouped_wgrad(a, a_rows, b, b_rows, off, out)  # warm-up (library load) outside the capture
+    k_grouped_wgrad(a, a_rows, b, b_rows, off, out, _variant=variant)  # warm-up outside the capture
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        k_grouped_wgrad(a, a_rows, b, b_rows, off, out)
+        k_grouped_wgrad(a, a_rows, b, b_rows, off, out, _variant=variant)
     new_counts = [0, 250, 10, 0, 200, 62]
     new_offsets = [0]
     for c in new_counts:

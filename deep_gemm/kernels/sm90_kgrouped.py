@@ -20,6 +20,17 @@ from . import NotSupportedHere
 
 _ENTRY = "pk_sm90_k_grouped_wgrad"
 
+# Pipeline variants of the kernel (the entry point's `variant`; 0 there = its kDefaultVariant).
+VARIANTS = {
+    "v5_bk64_wait1": 1,     # 64-row chunks, 4 stages, wgmma.wait_group 1 (the default so far)
+    "v6_bk64_wait2": 2,     # 64-row chunks, wait_group 2: two chunks in flight per consumer
+    "v6_bk128_wait1": 3,    # 128-row chunks (2 stages at 128 x 256), wait_group 1
+    "v6_bk128_wait0": 4,    # 128-row chunks, wait_group 0, release the stage just used
+    "v6_pf": 5,             # v5 + prefetch each tile's gathered row indices into L1
+    "v6_bk128_pf": 6,       # 128-row chunks, wait_group 1, index prefetch
+    "v6_bk64_wait2_pf": 7,  # wait_group 2, index prefetch
+}
+
 
 def _lib(device: torch.device):
     backend = backend_for(device)
@@ -31,7 +42,8 @@ def _lib(device: torch.device):
 def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tensor,
                     b_rows: torch.Tensor | None, offsets: torch.Tensor, out: torch.Tensor,
                     accumulate: bool = False, *, _max_ctas: int = 0,
-                    _block_n: int = 0, _use_tma: bool = True, _debug: int = 0) -> torch.Tensor:
+                    _block_n: int = 0, _use_tma: bool = True, _debug: int = 0,
+                    _variant: int = 0) -> torch.Tensor:
     """out[g] (+)= sum over reduction rows r of group g of a[a_rows[r]]^T (x) b[b_rows[r]], in fp32.
 
     a: bf16 [Ra, M]; a_rows: int32 [R] or None (row r of a); b: bf16 [Rb, N]; b_rows: int32 [R] or
@@ -39,6 +51,11 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     or past offsets[G] are ignored); out: fp32 [G, M, N]. R = len(a_rows) if given, else Ra (and
     likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
+
+    Tuning only: _variant picks the kernel's pipeline shape (0 = the entry point's default; 1 = v5,
+    64-row chunks, 4 stages, wait_group 1; 2 = wait_group 2, two chunks in flight per consumer;
+    3 = 128-row chunks, wait_group 1; 4 = 128-row chunks, wait_group 0; 5 = v5 + L1 prefetch of
+    each tile's gathered row indices; 6 = 3 + 5; 7 = 2 + 5). See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device
@@ -53,6 +70,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     if r_a != r_b:
         raise ValueError(f"a_rows/b_rows: the reduction length must agree: {r_a} rows on the a side "
                          f"(len(a_rows) or a.shape[0]) vs {r_b} on the b side")
+    if _variant != 0 and _variant not in VARIANTS.values():
+        raise ValueError(f"_variant must be 0 or one of {sorted(VARIANTS.values())}, got {_variant}")
     num_groups = offsets.numel() - 1
     if num_groups < 0:
         raise ValueError("offsets must have G+1 >= 1 entries")
@@ -75,7 +94,7 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
                  ctypes.c_int(num_groups), ctypes.c_int(M), ctypes.c_int(N), ptr(out),
                  ctypes.c_int(1 if accumulate else 0), ctypes.c_int(int(_max_ctas)),
                  ctypes.c_int(int(_block_n)), ctypes.c_int(1 if _use_tma else 0),
-                 ctypes.c_int(int(_debug)), stream_of(dev))
+                 ctypes.c_int(int(_debug)), ctypes.c_int(int(_variant)), stream_of(dev))
     return out
 
 

@@ -8,7 +8,31 @@ namespace {
 
 using pk::sm90::kgrouped::Config;
 using pk::sm90::kgrouped::Params;
+using pk::sm90::kgrouped::Pipe;
 using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
+
+// Pipeline variants (`variant` argument; 0 = kDefaultVariant):
+//   1  v5: 64-row chunks, 4 stages, wgmma.wait_group 1 (release chunk i-1). The default so far.
+//   2  deep wgmma queue: 64-row chunks, wait_group 2 (release chunk i-2): two chunks in flight
+//      per consumer warpgroup; as many stages as fit (4 for 48 KiB stages, 6 for 32 KiB).
+//   3  128-row chunks (half the handshakes, 8 k16 steps per warpgroup and chunk), wait_group 1;
+//      2 stages (96 KiB each) or 3 with 128 x 128 tiles (64 KiB).
+//   4  128-row chunks as 3, but wait_group 0 and release the stage just used (the producer
+//      refills it while the consumers issue the other stage).
+//   5  v5 + the producer prefetches each tile's gathered row indices into L1 when it enters
+//      the tile (the per-chunk index loads then hit L1 instead of waiting an L2 round trip).
+//   6  3 + 5: 128-row chunks, wait_group 1, index prefetch.
+//   7  2 + 5: 64-row chunks, wait_group 2, index prefetch.
+constexpr int kDefaultVariant = 1;  // the one-line switch: set to the variant to make default
+constexpr int kNumVariants = 7;
+
+// Most stages of BK rows that fit, capped at `cap`.
+template <int BM, int BN, int BK>
+constexpr int stages_that_fit(int cap) {
+  constexpr int stage = BK * (BM + BN) * 2;
+  int n = (pk::sm90::kgrouped::kMaxSmemBytes - 1024) / (stage + 16);
+  return n < cap ? n : cap;
+}
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -37,10 +61,10 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols) {
   return map;
 }
 
-template <int BM, int BN, bool MC>
+template <int BM, int BN, bool MC, class P>
 void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
-  auto kernel = kgrouped_wgrad_kernel<BM, BN, MC>;
-  constexpr int smem = Config<BM, BN>::kSmemBytes;
+  auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P>;
+  constexpr int smem = Config<BM, BN, P>::kSmemBytes;
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   p.tiles_m = p.M / BM;
   p.tiles_n = p.N / BN;
@@ -83,6 +107,42 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
   PK_CHECK_LAUNCH();
 }
 
+template <int BM, int BN, bool MC>
+void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  switch (variant) {
+    case 2: {
+      constexpr int st = stages_that_fit<BM, BN, 64>(6);
+      launch<BM, BN, MC, Pipe<64, st, 2>>(p, map, max_ctas, stream);
+      break;
+    }
+    case 3: {
+      constexpr int st = stages_that_fit<BM, BN, 128>(3);
+      launch<BM, BN, MC, Pipe<128, st, 1>>(p, map, max_ctas, stream);
+      break;
+    }
+    case 4: {
+      constexpr int st = stages_that_fit<BM, BN, 128>(3);
+      launch<BM, BN, MC, Pipe<128, st, 0>>(p, map, max_ctas, stream);
+      break;
+    }
+    case 5:
+      launch<BM, BN, MC, Pipe<64, 4, 1, true>>(p, map, max_ctas, stream);
+      break;
+    case 6: {
+      constexpr int st = stages_that_fit<BM, BN, 128>(3);
+      launch<BM, BN, MC, Pipe<128, st, 1, true>>(p, map, max_ctas, stream);
+      break;
+    }
+    case 7: {
+      constexpr int st = stages_that_fit<BM, BN, 64>(6);
+      launch<BM, BN, MC, Pipe<64, st, 2, true>>(p, map, max_ctas, stream);
+      break;
+    }
+    default:  // 1 (v5)
+      launch<BM, BN, MC, pk::sm90::kgrouped::PipeV5>(p, map, max_ctas, stream);
+  }
+}
+
 }  // namespace
 
 // out[g] (+)= sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]]^T (x) b[b_rows[r]], fp32.
@@ -95,12 +155,14 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
+//   variant: pipeline shape, 0 = default (kDefaultVariant), 1..kNumVariants (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
                                       int64_t num_rows, const int* offsets, int num_groups, int M,
                                       int N, float* out, int accumulate, int max_ctas,
-                                      int block_n, int use_tma, int debug, void* stream) {
+                                      int block_n, int use_tma, int debug, int variant,
+                                      void* stream) {
   return pk::guarded("pk_sm90_k_grouped_wgrad", [&] {
     PK_REQUIRE(a != nullptr && b != nullptr && offsets != nullptr && out != nullptr,
                "a, b, offsets and out must be non-null");
@@ -130,6 +192,9 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
+    PK_REQUIRE(variant >= 0 && variant <= kNumVariants, "variant must be in [0, %d], got %d",
+               kNumVariants, variant);
+    const int v = variant == 0 ? kDefaultVariant : variant;
     if (block_n == 256 && N % 256 != 0)
       pk::fail(pk::kNotSupported, "block_n 256 needs N %% 256 == 0, got N=%d", N);
 
@@ -148,18 +213,18 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     const bool allow_mc = !(debug & 4);  // debug bit 2: same tiles without the cluster
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
-      if (allow_mc) launch<128, 256, true>(p, map, max_ctas, s);
-      else launch<128, 256, false>(p, map, max_ctas, s);
+      if (allow_mc) launch_variant<128, 256, true>(v, p, map, max_ctas, s);
+      else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 256) && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
       // Opt-in (debug bit 8): A (identity) shared by two CTAs on neighbouring n-tiles, 256 x 128
       // tiles so that the shared operand is the larger one. Measured 2-7% slower than plain
       // 128 x 256 tiles with A by TMA at the dW1 shapes (notes/sm90_kgrouped.md), so not default.
-      if (allow_mc) launch<256, 128, true>(p, map, max_ctas, s);
-      else launch<256, 128, false>(p, map, max_ctas, s);
+      if (allow_mc) launch_variant<256, 128, true>(v, p, map, max_ctas, s);
+      else launch_variant<256, 128, false>(v, p, map, max_ctas, s);
     } else if (block_n == 256 || (block_n == 0 && N % 256 == 0)) {
-      launch<128, 256, false>(p, map, max_ctas, s);
+      launch_variant<128, 256, false>(v, p, map, max_ctas, s);
     } else {
-      launch<128, 128, false>(p, map, max_ctas, s);
+      launch_variant<128, 128, false>(v, p, map, max_ctas, s);
     }
   });
 }

@@ -13,6 +13,7 @@
 //   warpgroups 1 and 2 consumers: each owns 64 output rows of the 128 x BN tile, issues
 //                      wgmma m64nBNk16 (fp32 accumulators in registers), then stores its fp32
 //                      tile straight to global memory (optionally adding what is there).
+// (64-row chunks, 4 stages: the default pipeline; `Pipe` below has the opt-in variants.)
 // Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
 #pragma once
@@ -24,24 +25,49 @@
 
 namespace pk::sm90::kgrouped {
 
-constexpr int kBlockK = 64;        // reduction rows per pipeline stage
-constexpr int kStages = 4;
+constexpr int kBlockK = 64;        // default reduction rows per pipeline stage (chunk)
+constexpr int kStages = 4;         // default ring depth
 constexpr int kThreads = 384;      // producer warpgroup + 2 consumer warpgroups
 constexpr int kSpanBytes = 128;    // one swizzle span: 64 bf16 along M or N
-constexpr int kBlockBytes = kBlockK * kSpanBytes;  // a 64-row x 64-column block: 8 KiB
+constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per block (227 KiB)
+
+// Pipeline shape (the `variant` of the entry point picks one; v5 = the default so far):
+//   BK     reduction rows per stage (chunk): 64 or 128
+//   STAGES shared-memory ring depth
+//   PEND   chunks whose wgmma stay in flight after a consumer's issue: the consumer waits
+//          `wgmma.wait_group PEND` and then releases the stage of chunk i - PEND (PEND 0: the
+//          stage of the chunk just issued, after its wgmma completed). Needs STAGES >= PEND + 1
+//          (the producer refills the stage of chunk i - STAGES once the consumer released it).
+//   PF     producer: when it enters a tile, prefetch the tile's gathered row indices into L1
+//          (prefetch.global.L1, no register, no scoreboard). Without it every chunk's index
+//          loads miss L1 (each CTA reads a tile's indices once) and, since all index loads share
+//          one scoreboard, the producer waits a full L2 round trip per chunk (SASS: the wait on
+//          the index loads of chunk j+1 sits before the cp.async of chunk j).
+template <int BK_, int STAGES_, int PEND_, bool PF_ = false>
+struct Pipe {
+  static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
+  static_assert(PEND_ >= 0 && PEND_ <= 2 && STAGES_ >= PEND_ + 1, "pipeline depth");
+  static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
+  static constexpr bool PF = PF_;
+};
+using PipeV5 = Pipe<64, 4, 1>;
 
 // BM x BN output tile: (128, 256), (128, 128) or (256, 128); each consumer warpgroup owns BM/2 rows.
 // MC: 2-CTA cluster whose CTAs share the TMA-loaded operand (each loads half and multicasts):
 // along M (two m-tiles, same n-tile) when B is the TMA side, along N when A is.
-template <int BM, int BN>
+template <int BM, int BN, class P = PipeV5>
 struct Config {
   static_assert((BM == 128 && (BN == 128 || BN == 256)) || (BM == 256 && BN == 128), "tile shape");
-  static constexpr int kABytes = kBlockK * BM * 2;
-  static constexpr int kBBytes = kBlockK * BN * 2;
+  static constexpr int kBK = P::BK;
+  static constexpr int kStages = P::STAGES;
+  static constexpr int kBlockBytes = kBK * kSpanBytes;  // a BK-row x 64-column block (8 / 16 KiB)
+  static constexpr int kABytes = kBK * BM * 2;
+  static constexpr int kBBytes = kBK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;
   // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
   static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;
+  static_assert(kSmemBytes <= kMaxSmemBytes, "shared-memory ring too large");
   static constexpr int kMBlocks = BM / 128;               // m64 blocks per consumer warpgroup
   static constexpr int kAccRegs = BN / 2;                 // per m64 block: 64 x BN fp32 / 128 threads
 };
@@ -60,7 +86,7 @@ struct Params {
   int num_units;
   int accumulate;
   int tma_side;  // 0: both operands by cp.async; 1: A by TMA on full chunks; 2: B by TMA
-  int debug;     // tuning only: bit 0 skips the epilogue stores, bit 1 skips the wgmma,
+  int debug;     // tuning only (see also the entry point's `variant`): bit 0 skips the epilogue stores, bit 1 skips the wgmma,
                  // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile,
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
                  // bit 7 release each stage right after wgmma.wait_group 0
@@ -193,7 +219,7 @@ struct TileInfo {
 
 // Scheduling unit -> this CTA's tile. With a cluster pair, the unit is a tile pair along M
 // (pair_m) or N, and `rank` picks the CTA's half.
-template <int BM, int BN, bool MC>
+template <int BM, int BN, bool MC, int BK = kBlockK>
 __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int rank) {
   TileInfo t;
   const int per_group = p.units_m * p.units_n;
@@ -212,7 +238,7 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   e = e < s ? s : (e > p.num_rows ? p.num_rows : e);
   t.start = s;
   t.end = e;
-  t.nch = static_cast<int>((e - s + kBlockK - 1) / kBlockK);
+  t.nch = static_cast<int>((e - s + BK - 1) / BK);
   // Tiles of one group run at the same time and have the same length: started at the same
   // chunk they would all read the same rows at once (hot L2 lines). Each tile (pair) starts
   // at its own chunk instead; the sum is the same. Both CTAs of a pair share `unit`.
@@ -220,16 +246,21 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   return t;
 }
 
+template <int BK = kBlockK>
 __device__ __forceinline__ int num_chunks(const TileInfo& t) {
-  return static_cast<int>((t.end - t.start + kBlockK - 1) / kBlockK);
+  return static_cast<int>((t.end - t.start + BK - 1) / BK);
 }
 
 // ---- the kernel -------------------------------------------------------------------------------
 
-template <int BM, int BN, bool MC>
+template <int BM, int BN, bool MC, class P = PipeV5>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map) {
-  using Cfg = Config<BM, BN>;
+  using Cfg = Config<BM, BN, P>;
+  constexpr int BK = P::BK;
+  constexpr int kStages = P::STAGES;
+  constexpr int kBlockBytes = Cfg::kBlockBytes;
+  constexpr int kRowsPerThread = BK / 16;  // producer: rows row_in + 16 j of each chunk
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t smem_base = (smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t bar_base = smem_base + kStages * Cfg::kStageBytes;
@@ -257,7 +288,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (wg == 0) {
     // ================= producer: gathered cp.async loads (+ TMA for an identity operand) =======
     const int pt = threadIdx.x;
-    const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j = 0..3
+    const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j < BK / 16
     const int piece = pt & 7;    // 16-byte piece within each 128-byte span
     // Swizzled byte offset of this thread's piece; row & 7 == row_in & 7 for all four rows.
     const uint32_t swz = static_cast<uint32_t>((piece ^ (row_in & 7)) << 4);
@@ -266,20 +297,40 @@ __global__ void __launch_bounds__(kThreads, 1)
     int unit = unit0;
     int chunk = 0;
     TileInfo ti;
+    // PF: prefetch a gathered side's row indices of tile t into L1, one 128-byte line per thread
+    // (addresses clamped into [rows + t.start, rows + t.end), which is non-empty here).
+    auto prefetch_rows = [&](const int* rows, const TileInfo& t) {
+      if (rows == nullptr) return;
+      const uintptr_t lo = reinterpret_cast<uintptr_t>(rows + t.start);
+      const uintptr_t hi = reinterpret_cast<uintptr_t>(rows + t.end);
+      for (uintptr_t line = (lo & ~static_cast<uintptr_t>(127)) + 128u * static_cast<uint32_t>(pt); line < hi;
+           line += 128u * 128u) {
+        const uintptr_t addr = line < lo ? lo : line;
+        asm volatile("prefetch.global.L1 [%0];" ::"l"(addr));
+      }
+    };
     auto settle = [&]() {  // move (unit, chunk) to the next unit that has rows left
       while (unit < p.num_units) {
-        ti = tile_info<BM, BN, MC>(p, unit, rank);
-        if (static_cast<int64_t>(chunk) * kBlockK < ti.end - ti.start) return;
+        ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
+        if (static_cast<int64_t>(chunk) * BK < ti.end - ti.start) {
+          if constexpr (P::PF) {
+            if (chunk == 0) {  // entering this tile
+              prefetch_rows(p.a_rows, ti);
+              prefetch_rows(p.b_rows, ti);
+            }
+          }
+          return;
+        }
         unit += unit_step;
         chunk = 0;
       }
     };
-    // Row indices of (ti, chunk) for this thread's 4 rows; -1 = zero-fill.
-    auto load_rows = [&](const TileInfo& t, int c, int (&ia)[4], int (&ib)[4]) {
+    // Row indices of (ti, chunk) for this thread's BK / 16 rows; -1 = zero-fill.
+    auto load_rows = [&](const TileInfo& t, int c, int (&ia)[kRowsPerThread], int (&ib)[kRowsPerThread]) {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
+      for (int j = 0; j < kRowsPerThread; ++j) {
         const int pc = c + t.rot < t.nch ? c + t.rot : c + t.rot - t.nch;
-        const int64_t r = t.start + static_cast<int64_t>(pc) * kBlockK + row_in + 16 * j;
+        const int64_t r = t.start + static_cast<int64_t>(pc) * BK + row_in + 16 * j;
         int xa = -1, xb = -1;
         if (r < t.end) {
           xa = p.a_rows ? __ldg(p.a_rows + r) : static_cast<int>(r);
@@ -291,7 +342,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
 
     settle();
-    int ia[4], ib[4];
+    int ia[kRowsPerThread], ib[kRowsPerThread];
     if (unit < p.num_units) load_rows(ti, chunk, ia, ib);
     uint32_t it = 0;
     while (unit < p.num_units) {
@@ -300,7 +351,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Advance and prefetch the next chunk's row indices before waiting on the ring.
       ++chunk;
       settle();
-      int na[4], nb[4];
+      int na[kRowsPerThread], nb[kRowsPerThread];
       if (unit < p.num_units) load_rows(ti, chunk, na, nb);
 
       const int s = static_cast<int>(it % kStages);
@@ -312,8 +363,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       // goes through cp.async so that rows past the group's end read as zeros. Both CTAs of a
       // cluster walk the same group, so they take the same branch.
       const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
-      const int64_t row0 = cur.start + static_cast<int64_t>(pc) * kBlockK;
-      const bool full = row0 + kBlockK <= cur.end;
+      const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
+      const bool full = row0 + BK <= cur.end;
       const bool no_loads = p.debug & 64;  // diagnostic: MMA + epilogue alone (wrong results)
       const bool a_tma = full && p.tma_side == 1;
       const bool b_tma = full && p.tma_side == 2;
@@ -328,13 +379,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (MC) {
             // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
             // same n0): rank r loads half of the 64-column boxes, each multicast to both.
-            const int half = cols / 128;  // 64-column boxes per CTA
+            // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
+            const int half = cols / 128;  // 64-column blocks per CTA
             for (int q = rank * half; q < (rank + 1) * half; ++q)
-              tma_load_2d_mc(dst0 + q * kBlockBytes, &tma_map, col0 + q * 64, static_cast<int>(row0),
-                             full_bar(s), static_cast<uint16_t>(3));
+#pragma unroll
+              for (int h = 0; h < BK / 64; ++h)
+                tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                               static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
           } else {
             for (int q = 0; q < cols / 64; ++q)
-              tma_load_2d(dst0 + q * kBlockBytes, &tma_map, col0 + q * 64, static_cast<int>(row0), full_bar(s));
+#pragma unroll
+              for (int h = 0; h < BK / 64; ++h)
+                tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                            static_cast<int>(row0) + 64 * h, full_bar(s));
           }
         } else {
           mbar_arrive(full_bar(s));
@@ -346,7 +403,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
       const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
+      for (int j = 0; j < kRowsPerThread; ++j) {
         const bool va = static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
         const bool vb = static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
         const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
@@ -365,7 +422,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       cp_async_arrive_noinc(full_bar(s));
       ++it;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
+      for (int j = 0; j < kRowsPerThread; ++j) {
         ia[j] = na[j];
         ib[j] = nb[j];
       }
@@ -392,17 +449,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     if ((p.debug & 8) && (unit0 & 1) && unit0 < p.num_units) {
       // Experiment: offset odd CTAs (clusters) by about half a tile so that the epilogues of
       // neighbouring CTAs, whose tiles have the same length, stop coinciding.
-      const TileInfo first = tile_info<BM, BN, MC>(p, unit0, rank);
-      for (int c = 0; c < num_chunks(first); c += 4) __nanosleep(1000);
+      const TileInfo first = tile_info<BM, BN, MC, BK>(p, unit0, rank);
+      for (int c = 0; c < num_chunks<BK>(first) * (BK / 64); c += 4) __nanosleep(1000);
     }
     for (int unit = unit0; unit < p.num_units; unit += unit_step) {
-      const TileInfo ti = tile_info<BM, BN, MC>(p, unit, rank);
-      const int nch = num_chunks(ti);
+      const TileInfo ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
+      const int nch = num_chunks<BK>(ti);
 #pragma unroll
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
+      int prev2_s = -1;  // PEND == 2: the stage of chunk c - 2 (prev_s: chunk c - 1)
       for (int c = 0; c < nch; ++c) {
         const int s = static_cast<int>(it % kStages);
         const uint32_t phase = (it / kStages) & 1u;
@@ -417,7 +475,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
           cute::warpgroup_arrive();
 #pragma unroll
-          for (int kk = 0; kk < kBlockK / 16; ++kk) {
+          for (int kk = 0; kk < BK / 16; ++kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
             const uint64_t db = make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024);
 #pragma unroll
@@ -429,7 +487,18 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           cute::warpgroup_commit_batch();
         }
-        if (!(p.debug & 128)) {
+        if constexpr (P::PEND == 2) {
+          // Two chunks' wgmma stay in flight per warpgroup: chunk c - 2 is done, release its
+          // stage (this warpgroup holds the stages of chunks c - 1 and c meanwhile).
+          cute::warpgroup_wait<2>();
+#pragma unroll
+          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+#pragma unroll
+            for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+          if (prev2_s >= 0) release(prev2_s);
+          prev2_s = prev_s;
+          prev_s = s;
+        } else if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
           // wgmma are done). Measured faster than releasing each stage right after a
           // wait_group 0 (debug bit 7), which idles the tensor cores between chunks.
@@ -455,6 +524,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+      // Stages still held (chunks nch - 2, nch - 1), oldest first. PEND 0 holds none.
+      if (prev2_s >= 0) release(prev2_s);
       if (prev_s >= 0) release(prev_s);
 
       if (p.debug & 1) continue;
