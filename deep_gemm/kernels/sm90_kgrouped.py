@@ -29,6 +29,8 @@ VARIANTS = {
     "v6_pf": 5,             # v5 + prefetch each tile's gathered row indices into L1
     "v6_bk128_pf": 6,       # 128-row chunks, wait_group 1, index prefetch
     "v6_bk64_wait2_pf": 7,  # wait_group 2, index prefetch
+    "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free)
+    "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
 }
 
 
@@ -55,7 +57,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     Tuning only: _variant picks the kernel's pipeline shape (0 = the entry point's default; 1 = v5,
     64-row chunks, 4 stages, wait_group 1; 2 = wait_group 2, two chunks in flight per consumer;
     3 = 128-row chunks, wait_group 1; 4 = 128-row chunks, wait_group 0; 5 = v5 + L1 prefetch of
-    each tile's gathered row indices; 6 = 3 + 5; 7 = 2 + 5). See VARIANTS.
+    each tile's gathered row indices; 6 = 3 + 5; 7 = 2 + 5; 8 = 5 + lean producer loop; 9 = 8 with
+    128-row chunks). See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

@@ -23,8 +23,11 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      the tile (the per-chunk index loads then hit L1 instead of waiting an L2 round trip).
 //   6  3 + 5: 128-row chunks, wait_group 1, index prefetch.
 //   7  2 + 5: 64-row chunks, wait_group 2, index prefetch.
+//   8  5 + lean producer loop (tile looked up once per tile, branch-free index loads, per-side
+//      branches): 64-row chunks, 4 stages, wait_group 1, index prefetch.
+//   9  8 with 128-row chunks (2 stages at 128 x 256, 3 at 128 x 128).
 constexpr int kDefaultVariant = 1;  // the one-line switch: set to the variant to make default
-constexpr int kNumVariants = 7;
+constexpr int kNumVariants = 9;
 
 // Most stages of BK rows that fit, capped at `cap`.
 template <int BM, int BN, int BK>
@@ -136,6 +139,14 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 7: {
       constexpr int st = stages_that_fit<BM, BN, 64>(6);
       launch<BM, BN, MC, Pipe<64, st, 2, true>>(p, map, max_ctas, stream);
+      break;
+    }
+    case 8:
+      launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
+      break;
+    case 9: {
+      constexpr int st = stages_that_fit<BM, BN, 128>(3);
+      launch<BM, BN, MC, Pipe<128, st, 1, true, true>>(p, map, max_ctas, stream);
       break;
     }
     default:  // 1 (v5)

@@ -43,12 +43,16 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          loads miss L1 (each CTA reads a tile's indices once) and, since all index loads share
 //          one scoreboard, the producer waits a full L2 round trip per chunk (SASS: the wait on
 //          the index loads of chunk j+1 sits before the cp.async of chunk j).
-template <int BK_, int STAGES_, int PEND_, bool PF_ = false>
+//   LEAN   producer: a leaner loop body (tile looked up once per tile, branch-free index loads,
+//          32-bit row arithmetic, per-side instead of per-row TMA/cp.async branches). The default
+//          producer loop is ~565 SASS instructions per 64-row chunk whose issue stalls add up to
+//          ~1500 cycles, more than the chunk's 1024 MMA cycles, on one warp per scheduler.
+template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 2 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool PF = PF_;
+  static constexpr bool PF = PF_, LEAN = LEAN_;
 };
 using PipeV5 = Pipe<64, 4, 1>;
 
@@ -341,90 +345,201 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
 
-    settle();
-    int ia[kRowsPerThread], ib[kRowsPerThread];
-    if (unit < p.num_units) load_rows(ti, chunk, ia, ib);
-    uint32_t it = 0;
-    while (unit < p.num_units) {
-      const TileInfo cur = ti;
-      const int cur_chunk = chunk;
-      // Advance and prefetch the next chunk's row indices before waiting on the ring.
-      ++chunk;
-      settle();
-      int na[kRowsPerThread], nb[kRowsPerThread];
-      if (unit < p.num_units) load_rows(ti, chunk, na, nb);
-
-      const int s = static_cast<int>(it % kStages);
-      const uint32_t phase = (it / kStages) & 1u;
-      mbar_wait(empty_bar(s), phase ^ 1u);
-
-      // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA
-      // loads half the columns and multicasts to both). A group's partial last chunk always
-      // goes through cp.async so that rows past the group's end read as zeros. Both CTAs of a
-      // cluster walk the same group, so they take the same branch.
-      const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
-      const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
-      const bool full = row0 + BK <= cur.end;
-      const bool no_loads = p.debug & 64;  // diagnostic: MMA + epilogue alone (wrong results)
-      const bool a_tma = full && p.tma_side == 1;
-      const bool b_tma = full && p.tma_side == 2;
-      if (pt == 0) {
-        if (no_loads) {
-          mbar_arrive(full_bar(s));
-        } else if (a_tma || b_tma) {
-          const int cols = a_tma ? BM : BN;
-          const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
-          const int col0 = a_tma ? cur.m0 : cur.n0;
-          mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
-          if constexpr (MC) {
-            // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
-            // same n0): rank r loads half of the 64-column boxes, each multicast to both.
-            // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
-            const int half = cols / 128;  // 64-column blocks per CTA
-            for (int q = rank * half; q < (rank + 1) * half; ++q)
+    if constexpr (P::LEAN) {
+      // Lean producer loop (same work and order, fewer instructions and no L2 round trip per
+      // chunk): the tile is looked up only when the producer enters it (the default recomputes
+      // tile_info, three integer divisions and two offset loads, every chunk); the row indices
+      // load without branches from a clamped address (31-bit row numbers: R < 2^31) and rows
+      // past the tile's end are masked where the copies are issued (so the loads' latency
+      // overlaps the ring wait); the TMA / cp.async choice is taken once per side, not per row.
+      auto load_rows_lean = [&](const TileInfo& t, int c, int (&xa)[kRowsPerThread],
+                                int (&xb)[kRowsPerThread]) {
+        const int pc = c + t.rot < t.nch ? c + t.rot : c + t.rot - t.nch;
+        // Rows < 2^31 (entry point), so these unsigned sums (< 2^31 + BK) cannot wrap.
+        const unsigned e0 = static_cast<unsigned>(t.end);  // > t.start: the tile has rows
+        const unsigned base = static_cast<unsigned>(t.start) + static_cast<unsigned>(pc * BK + row_in);
 #pragma unroll
-              for (int h = 0; h < BK / 64; ++h)
-                tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                               static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
-          } else {
-            for (int q = 0; q < cols / 64; ++q)
-#pragma unroll
-              for (int h = 0; h < BK / 64; ++h)
-                tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                            static_cast<int>(row0) + 64 * h, full_bar(s));
-          }
-        } else {
-          mbar_arrive(full_bar(s));
+        for (int j = 0; j < kRowsPerThread; ++j) {
+          const unsigned r = base + 16u * j;
+          const unsigned rc = r < e0 ? r : e0 - 1u;  // a valid index entry; masked at use if r >= e0
+          xa[j] = p.a_rows ? __ldg(p.a_rows + rc) : static_cast<int>(r);
+          xb[j] = p.b_rows ? __ldg(p.b_rows + rc) : static_cast<int>(r);
         }
-      }
+      };
+      settle();
+      int ia[kRowsPerThread], ib[kRowsPerThread];
+      if (unit < p.num_units) load_rows_lean(ti, chunk, ia, ib);
+      uint32_t it = 0;
+      while (unit < p.num_units) {
+        const TileInfo cur = ti;
+        const int cur_chunk = chunk;
+        // Advance (a new tile only past this one's last chunk) and load the next chunk's row
+        // indices before waiting on the ring.
+        if (++chunk >= ti.nch) {
+          unit += unit_step;
+          chunk = 0;
+          settle();
+        }
+        int na[kRowsPerThread], nb[kRowsPerThread];
+        if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
 
-      const uint32_t sa = stage_a(s) + row_off;
-      const uint32_t sb = stage_b(s) + row_off;
-      const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
-      const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
+        const int s = static_cast<int>(it % kStages);
+        const uint32_t phase = (it / kStages) & 1u;
+        mbar_wait(empty_bar(s), phase ^ 1u);
+
+        const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
+        const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
+        const bool full = row0 + BK <= cur.end;
+        const bool no_loads = p.debug & 64;
+        const bool a_tma = full && p.tma_side == 1;
+        const bool b_tma = full && p.tma_side == 2;
+        if (pt == 0) {
+          if (no_loads) {
+            mbar_arrive(full_bar(s));
+          } else if (a_tma || b_tma) {
+            const int cols = a_tma ? BM : BN;
+            const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
+            const int col0 = a_tma ? cur.m0 : cur.n0;
+            mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
+            if constexpr (MC) {
+              const int half = cols / 128;
+              for (int q = rank * half; q < (rank + 1) * half; ++q)
 #pragma unroll
-      for (int j = 0; j < kRowsPerThread; ++j) {
-        const bool va = static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
-        const bool vb = static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
-        const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
-        const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
-        const uint32_t ra = sa + j * 16 * kSpanBytes;
-        const uint32_t rb = sb + j * 16 * kSpanBytes;
+                for (int h = 0; h < BK / 64; ++h)
+                  tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                                 static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
+            } else {
+              for (int q = 0; q < cols / 64; ++q)
+#pragma unroll
+                for (int h = 0; h < BK / 64; ++h)
+                  tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                              static_cast<int>(row0) + 64 * h, full_bar(s));
+            }
+          } else {
+            mbar_arrive(full_bar(s));
+          }
+        }
+        // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
+        const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
+        const unsigned e0 = static_cast<unsigned>(cur.end);
         if (!a_tma && !no_loads) {
+          const uint32_t sa = stage_a(s) + row_off;
+          const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
 #pragma unroll
-          for (int q = 0; q < BM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+          for (int j = 0; j < kRowsPerThread; ++j) {
+            const bool va = rbase + 16u * j < e0 && static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
+            const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
+#pragma unroll
+            for (int q = 0; q < BM / 64; ++q)
+              cp_async_16(sa + j * 16 * kSpanBytes + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+          }
         }
         if (!b_tma && !no_loads) {
+          const uint32_t sb = stage_b(s) + row_off;
+          const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
 #pragma unroll
-          for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
+          for (int j = 0; j < kRowsPerThread; ++j) {
+            const bool vb = rbase + 16u * j < e0 && static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
+            const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
+#pragma unroll
+            for (int q = 0; q < BN / 64; ++q)
+              cp_async_16(sb + j * 16 * kSpanBytes + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
+          }
+        }
+        cp_async_arrive_noinc(full_bar(s));
+        ++it;
+#pragma unroll
+        for (int j = 0; j < kRowsPerThread; ++j) {
+          ia[j] = na[j];
+          ib[j] = nb[j];
         }
       }
-      cp_async_arrive_noinc(full_bar(s));
-      ++it;
+    } else {
+      settle();
+      int ia[kRowsPerThread], ib[kRowsPerThread];
+      if (unit < p.num_units) load_rows(ti, chunk, ia, ib);
+      uint32_t it = 0;
+      while (unit < p.num_units) {
+        const TileInfo cur = ti;
+        const int cur_chunk = chunk;
+        // Advance and prefetch the next chunk's row indices before waiting on the ring.
+        ++chunk;
+        settle();
+        int na[kRowsPerThread], nb[kRowsPerThread];
+        if (unit < p.num_units) load_rows(ti, chunk, na, nb);
+
+        const int s = static_cast<int>(it % kStages);
+        const uint32_t phase = (it / kStages) & 1u;
+        mbar_wait(empty_bar(s), phase ^ 1u);
+
+        // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA
+        // loads half the columns and multicasts to both). A group's partial last chunk always
+        // goes through cp.async so that rows past the group's end read as zeros. Both CTAs of a
+        // cluster walk the same group, so they take the same branch.
+        const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
+        const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
+        const bool full = row0 + BK <= cur.end;
+        const bool no_loads = p.debug & 64;  // diagnostic: MMA + epilogue alone (wrong results)
+        const bool a_tma = full && p.tma_side == 1;
+        const bool b_tma = full && p.tma_side == 2;
+        if (pt == 0) {
+          if (no_loads) {
+            mbar_arrive(full_bar(s));
+          } else if (a_tma || b_tma) {
+            const int cols = a_tma ? BM : BN;
+            const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
+            const int col0 = a_tma ? cur.m0 : cur.n0;
+            mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
+            if constexpr (MC) {
+              // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
+              // same n0): rank r loads half of the 64-column boxes, each multicast to both.
+              // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
+              const int half = cols / 128;  // 64-column blocks per CTA
+              for (int q = rank * half; q < (rank + 1) * half; ++q)
 #pragma unroll
-      for (int j = 0; j < kRowsPerThread; ++j) {
-        ia[j] = na[j];
-        ib[j] = nb[j];
+                for (int h = 0; h < BK / 64; ++h)
+                  tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                                 static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
+            } else {
+              for (int q = 0; q < cols / 64; ++q)
+#pragma unroll
+                for (int h = 0; h < BK / 64; ++h)
+                  tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                              static_cast<int>(row0) + 64 * h, full_bar(s));
+            }
+          } else {
+            mbar_arrive(full_bar(s));
+          }
+        }
+
+        const uint32_t sa = stage_a(s) + row_off;
+        const uint32_t sb = stage_b(s) + row_off;
+        const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
+        const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
+#pragma unroll
+        for (int j = 0; j < kRowsPerThread; ++j) {
+          const bool va = static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
+          const bool vb = static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
+          const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
+          const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
+          const uint32_t ra = sa + j * 16 * kSpanBytes;
+          const uint32_t rb = sb + j * 16 * kSpanBytes;
+          if (!a_tma && !no_loads) {
+#pragma unroll
+            for (int q = 0; q < BM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+          }
+          if (!b_tma && !no_loads) {
+#pragma unroll
+            for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
+          }
+        }
+        cp_async_arrive_noinc(full_bar(s));
+        ++it;
+#pragma unroll
+        for (int j = 0; j < kRowsPerThread; ++j) {
+          ia[j] = na[j];
+          ib[j] = nb[j];
+        }
       }
     }
     // Keep the CTA alive until our copies have landed (consumers wait on them anyway).
