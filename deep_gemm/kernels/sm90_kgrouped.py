@@ -22,14 +22,14 @@ _ENTRY = "pk_sm90_k_grouped_wgrad"
 
 # Pipeline variants of the kernel (the entry point's `variant`; 0 there = its kDefaultVariant).
 VARIANTS = {
-    "v5_bk64_wait1": 1,     # 64-row chunks, 4 stages, wgmma.wait_group 1 (the default so far)
+    "v5_bk64_wait1": 1,     # 64-row chunks, 4 stages, wgmma.wait_group 1 (the default until v6)
     "v6_bk64_wait2": 2,     # 64-row chunks, wait_group 2: two chunks in flight per consumer
     "v6_bk128_wait1": 3,    # 128-row chunks (2 stages at 128 x 256), wait_group 1
     "v6_bk128_wait0": 4,    # 128-row chunks, wait_group 0, release the stage just used
     "v6_pf": 5,             # v5 + prefetch each tile's gathered row indices into L1
     "v6_bk128_pf": 6,       # 128-row chunks, wait_group 1, index prefetch
     "v6_bk64_wait2_pf": 7,  # wait_group 2, index prefetch
-    "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free)
+    "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free): DEFAULT
     "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
 }
 
