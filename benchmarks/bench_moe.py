@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 import torch
 import torch.nn.functional as F
@@ -80,11 +79,9 @@ def torch_layer(x, idx, w, w13, w2):
     return torch.zeros_like(x).index_add_(0, tok, o)
 
 
-def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
-    import deep_gemm
-    from deep_gemm.kernels import sm90
+def layer_inputs(name, T, E, K, dev="cuda"):
+    """Random bf16 layer inputs at a benchmark shape: uniform top-K routing, softmax weights."""
     H, I = SHAPES[name]
-    dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(0)
     x = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
     w13 = (torch.randn(E, 2 * I, H, device=dev, generator=g) / H ** 0.5).to(torch.bfloat16)
@@ -92,6 +89,14 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     idx = torch.rand(T, E, device=dev, generator=g).topk(K, dim=-1).indices
     w = torch.softmax(torch.randn(T, K, device=dev, generator=g), -1)
     dy = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
+    return x, w13, w2, idx, w, dy
+
+
+def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
+    import deep_gemm
+    from deep_gemm.kernels import sm90
+    H, I = SHAPES[name]
+    x, w13, w2, idx, w, dy = layer_inputs(name, T, E, K)
     flops_f = 6 * T * K * H * I
     res = {"shape": name, "T": T, "E": E, "K": K, "H": H, "I": I, "variant": variant,
            "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS

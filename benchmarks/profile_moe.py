@@ -6,27 +6,23 @@
 Warm-up runs happen outside the profiled range; exactly one fwd + bwd is inside it.
 """
 import argparse
+import os
+import sys
 
 import torch
 
 import deep_gemm
 from deep_gemm.kernels import sm90
 
-SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_moe import SHAPES, layer_inputs  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--shape", default="30b", choices=sorted(SHAPES))
 ap.add_argument("--tokens", type=int, default=16384)
 args = ap.parse_args()
-H, I = SHAPES[args.shape]
-T, E, K, dev = args.tokens, 128, 8, "cuda"
-g = torch.Generator(device=dev).manual_seed(0)
-x = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
-w13 = (torch.randn(E, 2 * I, H, device=dev, generator=g) / H ** 0.5).to(torch.bfloat16)
-w2 = (torch.randn(E, H, I, device=dev, generator=g) / I ** 0.5).to(torch.bfloat16)
-idx = torch.rand(T, E, device=dev, generator=g).topk(K, dim=-1).indices
-w = torch.softmax(torch.randn(T, K, device=dev, generator=g), -1)
-dy = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
+T, E, K = args.tokens, 128, 8
+x, w13, w2, idx, w, dy = layer_inputs(args.shape, T, E, K)
 
 
 def layer():
