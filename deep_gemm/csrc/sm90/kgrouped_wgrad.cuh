@@ -345,6 +345,43 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
 
+    // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA loads
+    // half the columns and multicasts to both); otherwise the thread only arrives. A group's
+    // partial last chunk always goes through cp.async so that rows past the group's end read as
+    // zeros. Both CTAs of a cluster walk the same group, so they take the same branch.
+    auto issue_identity_tma = [&](const TileInfo& cur, int s, int64_t row0, bool a_tma, bool b_tma,
+                                  bool no_loads) {
+      if (pt == 0) {
+        if (no_loads) {
+          mbar_arrive(full_bar(s));
+        } else if (a_tma || b_tma) {
+          const int cols = a_tma ? BM : BN;
+          const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
+          const int col0 = a_tma ? cur.m0 : cur.n0;
+          mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
+          if constexpr (MC) {
+            // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
+            // same n0): rank r loads half of the 64-column boxes, each multicast to both.
+            // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
+            const int half = cols / 128;  // 64-column blocks per CTA
+            for (int q = rank * half; q < (rank + 1) * half; ++q)
+#pragma unroll
+              for (int h = 0; h < BK / 64; ++h)
+                tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                               static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
+          } else {
+            for (int q = 0; q < cols / 64; ++q)
+#pragma unroll
+              for (int h = 0; h < BK / 64; ++h)
+                tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                            static_cast<int>(row0) + 64 * h, full_bar(s));
+          }
+        } else {
+          mbar_arrive(full_bar(s));
+        }
+      }
+    };
+
     if constexpr (P::LEAN) {
       // Lean producer loop (same work and order, fewer instructions and no L2 round trip per
       // chunk): the tile is looked up only when the producer enters it (the default recomputes
@@ -393,32 +430,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bool no_loads = p.debug & 64;
         const bool a_tma = full && p.tma_side == 1;
         const bool b_tma = full && p.tma_side == 2;
-        if (pt == 0) {
-          if (no_loads) {
-            mbar_arrive(full_bar(s));
-          } else if (a_tma || b_tma) {
-            const int cols = a_tma ? BM : BN;
-            const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
-            const int col0 = a_tma ? cur.m0 : cur.n0;
-            mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
-            if constexpr (MC) {
-              const int half = cols / 128;
-              for (int q = rank * half; q < (rank + 1) * half; ++q)
-#pragma unroll
-                for (int h = 0; h < BK / 64; ++h)
-                  tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                                 static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
-            } else {
-              for (int q = 0; q < cols / 64; ++q)
-#pragma unroll
-                for (int h = 0; h < BK / 64; ++h)
-                  tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                              static_cast<int>(row0) + 64 * h, full_bar(s));
-            }
-          } else {
-            mbar_arrive(full_bar(s));
-          }
-        }
+        issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
         // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
         const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
         const unsigned e0 = static_cast<unsigned>(cur.end);
@@ -472,45 +484,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t phase = (it / kStages) & 1u;
         mbar_wait(empty_bar(s), phase ^ 1u);
 
-        // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA
-        // loads half the columns and multicasts to both). A group's partial last chunk always
-        // goes through cp.async so that rows past the group's end read as zeros. Both CTAs of a
-        // cluster walk the same group, so they take the same branch.
         const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
         const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
         const bool full = row0 + BK <= cur.end;
         const bool no_loads = p.debug & 64;  // diagnostic: MMA + epilogue alone (wrong results)
         const bool a_tma = full && p.tma_side == 1;
         const bool b_tma = full && p.tma_side == 2;
-        if (pt == 0) {
-          if (no_loads) {
-            mbar_arrive(full_bar(s));
-          } else if (a_tma || b_tma) {
-            const int cols = a_tma ? BM : BN;
-            const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
-            const int col0 = a_tma ? cur.m0 : cur.n0;
-            mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
-            if constexpr (MC) {
-              // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
-              // same n0): rank r loads half of the 64-column boxes, each multicast to both.
-              // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
-              const int half = cols / 128;  // 64-column blocks per CTA
-              for (int q = rank * half; q < (rank + 1) * half; ++q)
-#pragma unroll
-                for (int h = 0; h < BK / 64; ++h)
-                  tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                                 static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
-            } else {
-              for (int q = 0; q < cols / 64; ++q)
-#pragma unroll
-                for (int h = 0; h < BK / 64; ++h)
-                  tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                              static_cast<int>(row0) + 64 * h, full_bar(s));
-            }
-          } else {
-            mbar_arrive(full_bar(s));
-          }
-        }
+        issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
 
         const uint32_t sa = stage_a(s) + row_off;
         const uint32_t sb = stage_b(s) + row_off;
