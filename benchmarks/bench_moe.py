@@ -1,7 +1,7 @@
 """One-command MoE layer benchmark on one GPU (Hopper): ours vs the TorchTitan-style torch path.
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python benchmarks/bench_moe.py [--shapes 30b,235b] [--json out.json]
-        [--variants default,staged] [--breakdown]
+        [--variants default,staged,scatter] [--breakdown]
 
 T = 16384 tokens, E = 128 experts, top-8, uniform random routing, bf16. Times (CUDA events, warm-up,
 median of --reps): our forward (routing + fused forward), backward, forward+backward; the torch
@@ -13,9 +13,12 @@ Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1,
 0 = library default, 1 = cooperative, 2 = ping-pong, 3 = cooperative with the staged shared-memory +
 bulk-copy epilogue, for GEMM1 / GEMM2 / DX / GEMM). Without --variants the environment is used as is.
 --variants times our layer once per listed setting (the torch baseline once per shape): "default"
-(every PK_SM90_VARIANT_* unset), "staged" (GEMM1 = GEMM2 = DX = 3), or explicit OP=V pairs joined by
-'+', e.g. --variants default,GEMM2=3+DX=3,GEMM1=3. --breakdown times each kernel alone for variants
-1, 2 and 3.
+(every PK_SM90_VARIANT_* and PK_MOE_COMBINE unset), "staged" (GEMM1 = GEMM2 = DX = 3), "scatter"
+(PK_MOE_COMBINE=scatter: GEMM 2's epilogue adds w * row into an fp32 y with atomics instead of
+GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+', e.g.
+--variants default,GEMM2=3+DX=3,GEMM1=3,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
+for variants 1, 2 and 3, and GEMM 2 + combine against the scatter GEMM 2 (+ zeroing and the bf16
+conversion of y32).
 """
 from __future__ import annotations
 
@@ -29,28 +32,38 @@ from deep_gemm.testing import cuda_time_ms as bench
 
 SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
 VARIANT_OPS = ("GEMM1", "GEMM2", "DH", "DX", "GEMM")
-VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}}
+VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"},
+                   "scatter": {"COMBINE": "scatter"}}
+COMBINE_MODES = ("gather", "scatter")  # PK_MOE_COMBINE (key COMBINE in a variant setting)
 
 
 def parse_variant(spec):
-    """'default' | 'staged' | 'OP=V+OP=V' -> {OP: V}."""
+    """'default' | 'staged' | 'scatter' | 'OP=V+OP=V' -> {OP: V} (OP = COMBINE: V in COMBINE_MODES)."""
     if spec in VARIANT_PRESETS:
         return dict(VARIANT_PRESETS[spec])
     out = {}
     for kv in spec.split("+"):
         op, _, v = kv.partition("=")
-        op = op.strip().upper()
-        if op not in VARIANT_OPS or not v.strip().isdigit():
-            raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS})")
-        out[op] = v.strip()
+        op, v = op.strip().upper(), v.strip()
+        if op == "COMBINE" and v.lower() in COMBINE_MODES:
+            out[op] = v.lower()
+            continue
+        if op not in VARIANT_OPS or not v.isdigit():
+            raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS}, "
+                             f"or COMBINE=gather|scatter)")
+        out[op] = v
     return out
 
 
 def set_variant_env(settings):
     for op in VARIANT_OPS:
         os.environ.pop(f"PK_SM90_VARIANT_{op}", None)
+    os.environ.pop("PK_MOE_COMBINE", None)
     for op, v in settings.items():
-        os.environ[f"PK_SM90_VARIANT_{op}"] = v
+        if op == "COMBINE":
+            os.environ["PK_MOE_COMBINE"] = v
+        else:
+            os.environ[f"PK_SM90_VARIANT_{op}"] = v
 
 
 def dense_ceiling(reps):
@@ -100,7 +113,8 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     flops_f = 6 * T * K * H * I
     res = {"shape": name, "T": T, "E": E, "K": K, "H": H, "I": I, "variant": variant,
            "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS
-                           if f"PK_SM90_VARIANT_{op}" in os.environ}}
+                           if f"PK_SM90_VARIANT_{op}" in os.environ},
+           "combine": os.environ.get("PK_MOE_COMBINE", "gather")}
 
     def ours_fwd():
         r = deep_gemm.moe_routing(idx, E, validate=False)
@@ -239,6 +253,36 @@ def breakdown(name, T, E, K, reps):
       ctypes.c_int(K), ptr(p2s), ptr(w), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s), 0)
     t("dx combine+dtw", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
       ctypes.c_int(K), ptr(p2s), ptr(None), ptr(y), ptr(part), ctypes.c_int(I // 128), ptr(dtw), s), 0)
+    # GEMM 2 + combine (the default forward's steps 2-3) against GEMM 2 with the combine in its epilogue
+    # (PK_MOE_COMBINE=scatter: zero y32, GEMM 2 adding w * row into y32 with atomics, y = bf16(y32)).
+    v1 = ctypes.c_int(1)
+
+    def gemm2_combine():
+        sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev, v1)
+        lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K), ptr(p2s),
+                 ptr(w), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s)
+
+    t("gemm2 coop + combine", gemm2_combine, f)
+    if lib.has("pk_sm90_moe_gemm2_scatter"):
+        y32 = torch.zeros(T, H, device=dev)
+
+        def scatter(v):
+            lib.call("pk_sm90_moe_gemm2_scatter", ptr(h), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
+                     ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(w), ptr(y32),
+                     ctypes.c_int(v), s)
+
+        t("y32 zero", lambda: y32.zero_(), 0)
+        t("gemm2 scatter coop", lambda: scatter(1), f)  # (accumulates across reps: timing only)
+        t("y32 -> bf16 y", lambda: y.copy_(y32), 0)
+
+        def scatter_all():
+            y32.zero_()
+            scatter(1)
+            y.copy_(y32)
+
+        t("zero + gemm2 scatter coop + cvt", scatter_all, f)
+    else:
+        print("  (library has no pk_sm90_moe_gemm2_scatter: scatter rows skipped)")
     tok = torch.div(sp, K, rounding_mode="floor").to(torch.int32)
     dw2 = torch.empty(E, H, I, device=dev)
     dw13 = torch.empty(E, 2 * I, H, device=dev)
@@ -265,8 +309,9 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--breakdown", action="store_true", help="also time each kernel alone")
     ap.add_argument("--variants", default=None,
-                    help="comma-separated kernel-variant settings to time: default, staged, or OP=V+OP=V "
-                         "(sets PK_SM90_VARIANT_<OP>); without it the environment is used as is")
+                    help="comma-separated kernel-variant settings to time: default, staged, scatter, or "
+                         "OP=V+OP=V (sets PK_SM90_VARIANT_<OP>; COMBINE=gather|scatter sets PK_MOE_COMBINE); "
+                         "without it the environment is used as is")
     a = ap.parse_args()
     variants = [(v, parse_variant(v)) for v in a.variants.split(",")] if a.variants else [("env", None)]
     print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)

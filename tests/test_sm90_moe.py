@@ -100,17 +100,23 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
     return errs, outs
 
 
-# Kernel variants the layer's correctness cases run under, as PK_SM90_VARIANT_<OP> settings:
-# "default" = the library's choices; "staged" = cooperative with the staged (shared memory + bulk
-# copy) epilogue for GEMM 1, GEMM 2 and dX (variant 3).
-VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}}
+# Kernel variants the layer's correctness cases run under, as PK_SM90_VARIANT_<OP> settings
+# (key COMBINE: the PK_MOE_COMBINE setting): "default" = the library's choices; "staged" =
+# cooperative with the staged (shared memory + bulk copy) epilogue for GEMM 1, GEMM 2 and dX
+# (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
+# of GEMM 2 + the gather-sum combine (forward only; the backward is the default one).
+VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"}}
 
 
 def _set_variant(monkeypatch, name):
     for op in ("GEMM1", "GEMM2", "DH", "DX", "GEMM"):
         monkeypatch.delenv(f"PK_SM90_VARIANT_{op}", raising=False)
+    monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     for op, v in VARIANTS[name].items():
-        monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
+        if op == "COMBINE":
+            monkeypatch.setenv("PK_MOE_COMBINE", v)
+        else:
+            monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
 
 
 @pytest.fixture(params=list(VARIANTS))
@@ -136,6 +142,8 @@ def test_moe_int32_idx(rng, variant):
 
 
 def test_moe_deterministic(rng, variant):
+    if variant == "scatter":
+        pytest.skip("the scatter combine adds with float atomics: y is not bitwise reproducible (by design)")
     sm90 = _sm90()
     x, idx, w, w13, w2, dy = make_case(600, 16, 8, 512, 256, "uniform", rng)
     routing = deep_gemm.moe_routing(idx, 16)
@@ -194,6 +202,47 @@ def test_staged_matches_default_bitwise(T, E, K, H, I, kind, rng, monkeypatch):
         res.append((y, z[:n], dx, dtw))
     for name, a, b in zip(("y", "z", "dx", "dtw"), res[0], res[1]):
         assert torch.equal(a, b), name
+
+
+@pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked"),
+                                             (2048, 32, 8, 1024, 384, "uniform")])
+def test_scatter_combine_vs_gather(T, E, K, H, I, kind, rng, monkeypatch):
+    """PK_MOE_COMBINE=scatter gives the gather-sum's y up to rounding (gather rounds each GEMM 2 row to
+    bf16 before the sum, scatter sums fp32 rows), z bitwise (GEMM 1 is shared), and repeats to within
+    fp32 reassociation (atomics: not bitwise)."""
+    sm90 = _sm90()
+    x, idx, w, w13, w2, dy = make_case(T, E, K, H, I, kind, rng)
+    routing = deep_gemm.moe_routing(idx, E)
+    n = int(routing.offsets[-1])
+    res = {}
+    for name, env in (("gather", {}), ("scatter", {"PK_MOE_COMBINE": "scatter"}),
+                      ("scatter2", {"PK_MOE_COMBINE": "scatter"})):
+        _set_variant(monkeypatch, "default")
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        poison()
+        y, z = sm90.moe_forward(x, idx, w, w13, w2, routing, None, "bf16")
+        torch.cuda.synchronize()
+        assert not torch.isnan(y).any(), name
+        res[name] = (y, z[:n])
+    yg = res["gather"][0]
+    for name in ("scatter", "scatter2"):
+        assert torch.equal(res[name][1], res["gather"][1]), f"z differs ({name})"
+        assert rel_l2(res[name][0], yg) <= 5e-3, name
+    assert rel_l2(res["scatter2"][0], res["scatter"][0]) <= 1e-3
+
+
+def test_combine_mode_rejects_unknown(monkeypatch, rng):
+    """An unknown PK_MOE_COMBINE, and the scatter with a ping-pong GEMM 2 (no such kernel), raise."""
+    sm90 = _sm90()
+    x, idx, w, w13, w2, dy = make_case(16, 8, 2, 256, 256, "uniform", rng)
+    monkeypatch.setenv("PK_MOE_COMBINE", "scatter_bf16")
+    with pytest.raises(ValueError):
+        sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, 8), None, "bf16")
+    monkeypatch.setenv("PK_MOE_COMBINE", "scatter")
+    monkeypatch.setenv("PK_SM90_VARIANT_GEMM2", "2")
+    with pytest.raises(ValueError):
+        sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, 8), None, "bf16")
 
 
 def test_not_supported_precision(rng):

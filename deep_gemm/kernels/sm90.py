@@ -9,6 +9,9 @@ csrc/sm90/grouped_gemm.cuh), entry points csrc/api/sm90_moe.cu and sm90_grouped_
                -> z_sorted [T*K, 2I] (saved) and h [T*K, I] (transient)
             2. GEMM 2: h . W2[e]^T -> o [T*K, H] (transient, bf16, contiguous sorted rows)
             3. combine: y[t] = sum_k w[t,k] o[pos(t,k)]   (gather-and-sum, fixed order)
+            (opt-in, PK_MOE_COMBINE=scatter: 2+3 as one GEMM 2 whose epilogue adds w * row into an
+             fp32 y32 [T, H] zeroed first, with red.global.add.v4.f32, then y = bf16(y32); not
+             bitwise deterministic: the order of the atomics varies. Default PK_MOE_COMBINE=gather.)
   backward  1. dy rows gathered . W2[e] (W2 read MN-major), SwiGLU-backward epilogue reloading z
                -> dz [T*K, 2I] (weight folded in), h*w [T*K, I], partial <dA, h> [T*K, I/128]
             2. dX: dz . W13[e] (MN-major) -> [T*K, H], then gather-sum to tokens + d(topk_weights)
@@ -81,6 +84,15 @@ def _variant(op: str) -> ctypes.c_int:
     return ctypes.c_int(int(os.environ.get(f"PK_SM90_VARIANT_{op}", "0")))
 
 
+def _combine_mode() -> str:
+    """How GEMM 2's rows reach y: "gather" (default; contiguous o + deterministic gather-sum kernel) or
+    "scatter" (GEMM 2's epilogue adds w * row into an fp32 y with atomics; see moe_forward)."""
+    mode = os.environ.get("PK_MOE_COMBINE", "gather").strip().lower() or "gather"
+    if mode not in ("gather", "scatter"):
+        raise ValueError(f"PK_MOE_COMBINE must be 'gather' or 'scatter', got {mode!r}")
+    return mode
+
+
 def _c(t: torch.Tensor) -> torch.Tensor:
     return t if t.is_contiguous() else t.contiguous()
 
@@ -104,18 +116,29 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
     if n == 0:
         return y, z
     lib = _lib(dev, "pk_sm90_moe_gemm1_swiglu")
+    scatter = _combine_mode() == "scatter"
+    if scatter:
+        _lib(dev, "pk_sm90_moe_gemm2_scatter")  # an older library without it: say so, do not fall back
     x, w13, w2 = _c(x), _c(w13), _c(w2)
     tw = _c(topk_weights.to(torch.float32))
     h = torch.empty(n, I, dtype=_BF16, device=dev)
-    o = torch.empty(n, H, dtype=_BF16, device=dev)
+    o = None if scatter else torch.empty(n, H, dtype=_BF16, device=dev)
     with torch.cuda.device(dev):
         s = stream_of(dev)
         lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h),
                  _clamp_arg(activation_clamp), _variant("GEMM1"), s)
-        _m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, offsets, 0, n, o, H, dev, _variant("GEMM2"))
-        lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
-                 ptr(pair_to_sorted), ptr(tw), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s)
+        if scatter:
+            # GEMM 2 adds w * row straight into the token's fp32 row (atomics), then one rounding to bf16.
+            y32 = torch.zeros(T, H, dtype=torch.float32, device=dev)
+            lib.call("pk_sm90_moe_gemm2_scatter", ptr(h), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
+                     ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(tw), ptr(y32),
+                     _variant("GEMM2"), s)
+            y.copy_(y32)
+        else:
+            _m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, offsets, 0, n, o, H, dev, _variant("GEMM2"))
+            lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
+                     ptr(pair_to_sorted), ptr(tw), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s)
     return y, z
 
 

@@ -19,6 +19,10 @@ using Gemm1Staged = GemmConfig<256, 3, BMode::kKMajorSplit, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
+// GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
+// tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
+// producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
+using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // Defaults from the H200 measurements (notes/sm90_moe_kernels.md): cooperative wins GEMM 1 at both
 // shapes; for dy . W2 ping-pong wins at H = 4096 (4.0 vs 4.7 ms) and loses slightly at H = 2048.
 constexpr int kDefaultGemm1 = 1;
@@ -103,6 +107,45 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
+  });
+}
+
+// GEMM 2 fused with the weighted combine (opt-in alternative to the m-grouped GEMM 2 writing o
+// [T*K, H] + pk_sm90_token_combine): for each sorted row p of expert e (pair = sorted_pair[p]),
+//   y32[pair / topk, :] += topk_w[pair] * (h[p, :] . W2[e]^T)      (red.global.add.v4.f32)
+//   h [T*K, I] bf16 (sorted rows, from GEMM 1), w2 [E, H, I] bf16, topk_w [T*K] fp32,
+//   y32 [T, H] fp32, zeroed by the caller (tokens with no valid slot stay 0); the caller rounds it
+//   to bf16. The summation order of a token's K rows is whatever order the atomics land in: y32 is
+//   not bitwise reproducible run to run (the gather-sum combine is).
+// variant: 0, 1, 3 = cooperative 128 x 256 (3: no staged form, nothing is stored); 2 (ping-pong) is
+// refused rather than silently replaced.
+PK_EXPORT int pk_sm90_moe_gemm2_scatter(const void* h, int64_t num_tokens, int hidden, int topk,
+                                        const int* sorted_pair, const int* offsets, int num_experts,
+                                        const void* w2, int inter, const float* topk_w, float* y32, int variant,
+                                        void* stream) {
+  return pk::guarded("pk_sm90_moe_gemm2_scatter", [&] {
+    PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
+    PK_REQUIRE(inter % 64 == 0 && inter > 0, "intermediate size must be a positive multiple of 64, got %d", inter);
+    PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+    PK_REQUIRE(variant == 0 || variant == 1 || variant == 3,
+               "the scatter GEMM 2 has only the cooperative kernel (variant 0, 1 or 3), got %d", variant);
+    PK_REQUIRE(reinterpret_cast<uintptr_t>(y32) % 16 == 0, "y32 must be 16-byte aligned (vector reductions)");
+    const int64_t rows = num_tokens * topk;
+    if (rows == 0) return;
+    constexpr int bn = Gemm2ScatterCoop::BN;
+    const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, bn);
+    MainloopParams mp{static_cast<const __nv_bfloat16*>(h), inter, nullptr, 1, inter, hidden, 0,
+                      (hidden + bn - 1) / bn};
+    GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
+    EpilogueParams ep{};
+    ep.part = y32;  // EpiScatterAddF32's field use: part = y32, ld_out = its row stride, inter = topk
+    ep.ld_out = hidden;
+    ep.n_out = hidden;
+    ep.sorted_pair = sorted_pair;
+    ep.topk_w = topk_w;
+    ep.inter = topk;
+    auto st = static_cast<cudaStream_t>(stream);
+    launch_grouped_gemm<Gemm2ScatterCoop, AMode::kContiguous, EpiScatterAddF32<bn, 1>>(tb, mp, g, ep, rows, st);
   });
 }
 

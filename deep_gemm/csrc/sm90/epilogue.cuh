@@ -69,6 +69,73 @@ struct EpiStoreBf16 {
   }
 };
 
+// Vector fp32 reduction into global memory (sm_90; dst 16-byte aligned), no return value.
+__device__ __forceinline__ void red_add_v4_f32(float* dst, float a, float b, float c, float d) {
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(a), "f"(b), "f"(c), "f"(d)
+               : "memory");
+}
+
+// GEMM 2 with the combine fused in (opt-in, PK_MOE_COMBINE=scatter): instead of storing sorted row p,
+// adds w[pair] * acc row into the fp32 token row y32[pair / topk] with vector reductions
+// (red.global.add.v4.f32; y32 zeroed first, converted to bf16 afterwards). Field use: e.part = y32
+// [T, n_out] fp32 with row stride e.ld_out, e.sorted_pair (sorted row -> flat pair t*K+k), e.topk_w
+// (by flat pair), e.inter = topk, e.n_out = valid columns (a multiple of 4). Float atomics: the
+// order of the K additions into a token row varies run to run, so y is NOT bitwise deterministic
+// (the gather-sum combine is).
+// Lanes 2i, 2i+1 swap their fp32 pairs (shfl.xor 1) so that the even lane holds 4 consecutive columns
+// of row r = 0 and the odd lane 4 of row r = 1: one 16-byte reduction per lane and j instead of two
+// 8-byte ones. The token row offset and weight of the lane's row (r = lane & 1) are loaded before
+// the mainloop.
+template <int BN, int MI>
+struct EpiScatterAddF32 {
+  struct Pre {
+    int64_t off[MI];  // element offset of the lane's token row in y32, -1 = past the group's end
+    float w[MI];
+  };
+  __device__ __forceinline__ static void prefetch(const EpilogueParams& e, const TileCoord& c, int wg, Pre& pre) {
+    const int r = threadIdx.x & 1;
+#pragma unroll
+    for (int m = 0; m < MI; ++m) {
+      const int local = local_row<MI>(c, wg, m, r);
+      pre.off[m] = -1;
+      pre.w[m] = 0.f;
+      if (local < c.rows) {
+        const int pair = __ldg(e.sorted_pair + c.row_begin + local);
+        pre.off[m] = (int64_t)(pair / e.inter) * e.ld_out;
+        pre.w[m] = __ldg(e.topk_w + pair);
+      }
+    }
+  }
+  template <class Accum>
+  __device__ __forceinline__ static void apply(const EpilogueParams& e, const TileCoord& c, int wg,
+                                               const Accum& acc, const Pre& pre) {
+    const int lane = threadIdx.x % 32;
+    const bool odd = lane & 1;
+    float* y32 = e.part;
+#pragma unroll
+    for (int m = 0; m < MI; ++m) {
+      const float w = pre.w[m];
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int v = m * (BN / 2) + 4 * j;  // row r = 0: v, v+1; row r = 1: v+2, v+3
+        // (every accumulator read unconditionally: selecting between accumulator registers by lane
+        // parity made ptxas serialize the ping-pong kernel's wgmmas, warning C7514)
+        const float a0 = acc(v), a1 = acc(v + 1), b0 = acc(v + 2), b1 = acc(v + 3);
+        const float qa0 = __shfl_xor_sync(0xffffffffu, a0, 1), qa1 = __shfl_xor_sync(0xffffffffu, a1, 1);
+        const float qb0 = __shfl_xor_sync(0xffffffffu, b0, 1), qb1 = __shfl_xor_sync(0xffffffffu, b1, 1);
+        // even lane: columns col..col+3 of row 0 = (a, partner's a); odd lane: col-2..col+1 of row 1
+        // = (partner's b, b)
+        const int col = c.n_block * BN + 8 * j + 2 * (lane % 4) - (odd ? 2 : 0);
+        if (pre.off[m] >= 0 && col < e.n_out) {
+          float* dst = y32 + pre.off[m] + col;
+          if (odd) red_add_v4_f32(dst, w * qb0, w * qb1, w * b0, w * b1);
+          else red_add_v4_f32(dst, w * a0, w * a1, w * qa0, w * qa1);
+        }
+      }
+    }
+  }
+};
+
 // Helpers of the staged epilogues (cooperative layout, MI = 1; staging half of warpgroup wg at
 // smem_c + wg * 64 * (BN*2 + 16)).
 template <int BN>
