@@ -92,6 +92,16 @@ def torch_layer(x, idx, w, w13, w2):
     return torch.zeros_like(x).index_add_(0, tok, o)
 
 
+def peak_mib(fn):
+    """MiB allocated by one call of fn above what was allocated before it."""
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+
+
 def layer_inputs(name, T, E, K, dev="cuda"):
     """Random bf16 layer inputs at a benchmark shape: uniform top-K routing, softmax weights."""
     H, I = SHAPES[name]
@@ -129,12 +139,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
         return sm90.moe_backward(dy, x, idx, w, w13, w2, r2, z2, None, "bf16")
 
     del y, z
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    ours_fb()
-    torch.cuda.synchronize()
-    res["ours_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+    res["ours_peak_mib"] = peak_mib(ours_fb)
     res["ours_fwdbwd_ms"] = bench(ours_fb, reps)
     try:  # the same, captured once as a CUDA graph (no launch gaps; proves no host sync inside)
         st = torch.cuda.Stream()
@@ -173,12 +178,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
         yt.backward(dy)
 
     if torch_layer_timed:
-        torch.cuda.synchronize()
-        base = torch.cuda.memory_allocated()
-        torch.cuda.reset_peak_memory_stats()
-        torch_fb()
-        torch.cuda.synchronize()
-        res["torch_peak_mib"] = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+        res["torch_peak_mib"] = peak_mib(torch_fb)
         for t in (xr, w13r, w2r, wr):
             t.grad = None
         res["torch_fwdbwd_ms"] = bench(torch_fb, reps)

@@ -31,6 +31,13 @@ inline int default_dh(int hidden) { return hidden >= 3072 ? 2 : 1; }
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
 }  // namespace
 
+// Shapes every MoE entry point needs (the kernels tile H by 64 and I by 128).
+static void check_moe_dims(int hidden, int inter, int topk) {
+  PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
+  PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
+  PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+}
+
 // GEMM 1 forward with the SwiGLU epilogue.
 //   x [T, H] bf16, sorted_pair [T*K] (routing), offsets [E+1], w13 [E, 2I, H] bf16
 //   z [T*K, 2I] bf16 (pre-activation, sorted rows), h [T*K, I] bf16 (sorted rows)
@@ -40,9 +47,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
                                        const void* w13, int inter, void* z, void* h, float clamp,
                                        int variant, void* stream) {
   return pk::guarded("pk_sm90_moe_gemm1_swiglu", [&] {
-    PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
-    PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
-    PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+    check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
     int v = variant == 0 ? kDefaultGemm1 : variant;
@@ -80,9 +85,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
                                         void* dz, void* hw, float* part, float clamp, int variant,
                                         void* stream) {
   return pk::guarded("pk_sm90_moe_dh_swiglu_bwd", [&] {
-    PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
-    PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
-    PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
+    check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
