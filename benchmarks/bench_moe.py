@@ -4,10 +4,14 @@
         [--variants default,staged,scatter] [--breakdown]
 
 T = 16384 tokens, E = 128 experts, top-8, uniform random routing, bf16. Times (CUDA events, warm-up,
-median of --reps): our forward (routing + fused forward), backward, forward+backward; the torch
+median of --reps): our forward (routing + fused forward), backward, forward+backward (kernel entry
+points, weight gradients in bf16 like the parameters); the same through the public op as a trainer
+runs it (deep_gemm.mega_moe on bf16 parameters, autograd, .grad set to None each step); the torch
 layer (argsort + gather + torch._grouped_mm + silu*up + torch._grouped_mm + weighting + index_add_,
-autograd for the backward); a dense 8192^3 bf16 matmul as the ceiling. FLOPs: forward 6*T*K*H*I,
-backward twice that.
+autograd for the backward, .grad set to None each step); a dense 8192^3 bf16 matmul as the ceiling.
+FLOPs: forward 6*T*K*H*I, backward twice that. Note: under sustained load an H200 runs at its 700 W
+power cap and lowers its SM clock (benchmarks/timeline_moe.py --clocks samples it), so times depend
+on how long the GPU has been busy; every row here is measured the same way.
 
 Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM;
 0 = library default, 1 = cooperative, 2 = ping-pong, 3 = cooperative with the staged shared-memory +
@@ -132,11 +136,13 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
 
     r, (y, z) = ours_fwd()
     res["ours_fwd_ms"] = bench(ours_fwd, reps)
-    res["ours_bwd_ms"] = bench(lambda: sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, None, "bf16"), reps)
+    # weight gradients in the parameters' dtype (bf16), as the torch path's autograd produces them
+    res["ours_bwd_ms"] = bench(lambda: sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, None, "bf16",
+                                                         wgrad_dtype=torch.bfloat16), reps)
 
     def ours_fb():
         r2, (y2, z2) = ours_fwd()
-        return sm90.moe_backward(dy, x, idx, w, w13, w2, r2, z2, None, "bf16")
+        return sm90.moe_backward(dy, x, idx, w, w13, w2, r2, z2, None, "bf16", wgrad_dtype=torch.bfloat16)
 
     del y, z
     res["ours_peak_mib"] = peak_mib(ours_fb)
@@ -160,6 +166,15 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     except Exception as e:  # noqa: BLE001
         res["ours_fwdbwd_graph_ms"] = res["ours_fwd_graph_ms"] = float("nan")
         res["graph_error"] = str(e)[:200]
+    # The public op as a trainer calls it: bf16 parameters, autograd, fresh .grad each step.
+    leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
+
+    def ours_autograd():
+        for t in leaves:
+            t.grad = None
+        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
+
+    res["ours_autograd_fwdbwd_ms"] = bench(ours_autograd, reps)
     # saved for backward per token: x row + z rows + routing (counts/offsets amortised ~0)
     res["saved_bytes_per_token"] = 2 * H + K * 2 * I * 2 + K * 4 * 2
 
@@ -174,6 +189,8 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
         res["torch_fwd_ms"] = bench(lambda: torch_layer(xr, idx, wr, w13r, w2r), reps)
 
     def torch_fb():
+        for t in (xr, w13r, w2r, wr):  # a training step's zero_grad(set_to_none=True)
+            t.grad = None
         yt = torch_layer(xr, idx, wr, w13r, w2r)
         yt.backward(dy)
 
@@ -196,6 +213,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     res["torch_fwdbwd_tflops"] = 3 * flops_f / res["torch_fwdbwd_ms"] / 1e9
     res["speedup_fwd"] = res["torch_fwd_ms"] / res["ours_fwd_ms"]
     res["speedup_fwdbwd"] = res["torch_fwdbwd_ms"] / res["ours_fwdbwd_ms"]
+    res["speedup_autograd_fwdbwd"] = res["torch_fwdbwd_ms"] / res["ours_autograd_fwdbwd_ms"]
     out.append(res)
     return res
 
@@ -341,12 +359,14 @@ def main():
                   f"fwd {b['ours_fwd_ms'] / r['ours_fwd_ms']:.3f}x, fwd+bwd "
                   f"{b['ours_fwdbwd_ms'] / r['ours_fwdbwd_ms']:.3f}x |")
         print()
-    print(f"| shape | variant | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | torch fwd ms | "
-          f"torch fwd+bwd ms | speedup fwd / fwd+bwd | peak MiB ours / torch | saved B/token |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| shape | variant | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | ours mega_moe "
+          f"autograd fwd+bwd ms | torch fwd ms | torch fwd+bwd ms | speedup fwd / fwd+bwd | peak MiB ours / torch "
+          f"| saved B/token |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['shape']} | {r['variant']} | {r['ours_fwd_ms']:.2f} ({r['ours_fwd_tflops']:.0f}) | {r['ours_bwd_ms']:.2f} | "
-              f"{r['ours_fwdbwd_ms']:.2f} ({r['ours_fwdbwd_tflops']:.0f}) | {r['torch_fwd_ms']:.2f} "
+              f"{r['ours_fwdbwd_ms']:.2f} ({r['ours_fwdbwd_tflops']:.0f}) | {r['ours_autograd_fwdbwd_ms']:.2f} | "
+              f"{r['torch_fwd_ms']:.2f} "
               f"({r['torch_fwd_tflops']:.0f}) | {r['torch_fwdbwd_ms']:.2f} ({r['torch_fwdbwd_tflops']:.0f}) | "
               f"{r['speedup_fwd']:.2f}x / {r['speedup_fwdbwd']:.2f}x | {r['ours_peak_mib']:.0f} / "
               f"{r['torch_peak_mib']:.0f} | {r['saved_bytes_per_token']} |")

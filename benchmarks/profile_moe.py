@@ -28,7 +28,7 @@ x, w13, w2, idx, w, dy = layer_inputs(args.shape, T, E, K)
 def layer():
     r = deep_gemm.moe_routing(idx, E, validate=False)
     y, z = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
-    return sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, None, "bf16")
+    return sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, None, "bf16", wgrad_dtype=torch.bfloat16)
 
 
 for _ in range(2):

@@ -129,13 +129,21 @@ def _cpu_args():
     (3, torch.zeros(8, dtype=torch.int64), TypeError, "b_rows must have dtype int32"),
     (4, torch.tensor([0, 4, 8]), TypeError, "offsets must have dtype int32"),
     (5, torch.zeros(2, 128, 256), ValueError, "out must have shape"),
-    (5, torch.zeros(2, 128, 128, dtype=torch.bfloat16), TypeError, "out must have dtype float32"),
+    (5, torch.zeros(2, 128, 128, dtype=torch.float16), TypeError, "out must have dtype float32 or bfloat16"),
+    (5, torch.zeros(2, 128, 128).transpose(1, 2), ValueError, "out must be contiguous"),
 ])
 def test_argument_errors(field, value, exc, match):
     args = list(_cpu_args())
     args[field] = value
     with pytest.raises(exc, match=match):
         k_grouped_wgrad(*args)
+
+
+def test_bf16_out_cannot_accumulate():
+    args = list(_cpu_args())
+    args[5] = torch.zeros(2, 128, 128, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="accumulate=True needs a float32 out"):
+        k_grouped_wgrad(*args, accumulate=True)
 
 
 def test_unknown_variant_rejected():
@@ -311,3 +319,23 @@ def test_public_k_grouped_bf16_gemm_tn_contiguous(mode, rng):
         s += k
     assert torch.isfinite(d).all()
     assert rel_l2(d, d_ref) <= 1e-2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True)])
+def test_bf16_out(gather_a, gather_b, rng):
+    """A bf16 out gets the bf16 rounding of what the fp32 out gets (bitwise), empty groups zero."""
+    counts = [0, 1, 63, 300, 129, 0]
+    M, N = 256, 384
+    a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=gather_a, gather_b=gather_b,
+                                                   extra_rows=5, gen=rng)
+    ref = reference_wgrad(a, a_rows, b, b_rows, offsets)
+    out32 = torch.full((len(counts), M, N), float("nan"), device="cuda")
+    out16 = torch.full((len(counts), M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    k_grouped_wgrad(a, a_rows, b, b_rows, off, out32)
+    k_grouped_wgrad(a, a_rows, b, b_rows, off, out16)
+    torch.cuda.synchronize()
+    assert torch.isfinite(out16).all()
+    assert rel_l2(out16.float(), ref) <= 1e-2
+    assert torch.equal(out16, out32.to(torch.bfloat16))
+    assert not out16[0].any() and not out16[5].any()

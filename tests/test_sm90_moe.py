@@ -277,3 +277,49 @@ if __name__ == "__main__":  # quick table on the device machine
             print(case, " ".join(f"{k}={v:.2e}" for k, v in errs.items()), "NaN:" + ",".join(nan) if nan else "")
         except Exception as e:  # keep going: one table per device run
             print(case, "FAILED", type(e).__name__, str(e)[:300])
+
+
+@pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (513, 32, 8, 256, 128, "empty")])
+def test_weight_grad_outputs(T, E, K, H, I, kind, rng):
+    """wgrad_dtype=bf16 writes the bf16 rounding of the fp32 weight gradients (bitwise: one rounding of
+    the same accumulation); fp32 accumulators get the gradients added in place and are returned."""
+    sm90 = _sm90()
+    x, idx, w, w13, w2, dy = make_case(T, E, K, H, I, kind, rng)
+    routing = deep_gemm.moe_routing(idx, E)
+    y, z = sm90.moe_forward(x, idx, w, w13, w2, routing, None, "bf16")
+    _, dw13, dw2, _ = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16")
+    poison()
+    dx16, dw13_16, dw2_16, dtw16 = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16",
+                                                      wgrad_dtype=torch.bfloat16)
+    assert dw13_16.dtype == dw2_16.dtype == torch.bfloat16
+    assert torch.equal(dw13_16, dw13.to(torch.bfloat16)) and torch.equal(dw2_16, dw2.to(torch.bfloat16))
+    acc13 = torch.randn(dw13.shape, device="cuda")
+    acc2 = torch.randn(dw2.shape, device="cuda")
+    want13, want2 = acc13 + dw13, acc2 + dw2
+    _, r13, r2, _ = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16",
+                                      grad_acc_w13=acc13, grad_acc_w2=acc2)
+    assert r13 is acc13 and r2 is acc2
+    # (the kernel adds its fp32 tile to what is there: the same sum as acc + dw up to one fp32 rounding)
+    assert rel_l2(acc13, want13) <= 1e-6 and rel_l2(acc2, want2) <= 1e-6
+
+
+def test_public_op_weight_grads(rng):
+    """mega_moe's backward hands bf16 parameters bf16 gradients straight from the kernel, and with
+    grad_accumulators adds fp32 gradients into them (both checked against float64)."""
+    T, E, K, H, I = 600, 16, 4, 256, 256
+    x, idx, w, w13, w2, dy = make_case(T, E, K, H, I, "skewed", rng)
+    leaves = [t.clone().requires_grad_() for t in (w13, w2)]
+    deep_gemm.mega_moe(x, idx, w, leaves[0], leaves[1]).backward(dy)
+    l64 = [t.detach().double().requires_grad_() for t in (w13, w2)]
+    reference.moe_forward_simple(x.double(), idx, w.double(), l64[0], l64[1], None, z_dtype=torch.bfloat16
+                                 ).backward(dy.double())
+    for got, want in zip(leaves, l64):
+        assert got.grad.dtype == torch.bfloat16
+        assert rel_l2(got.grad, want.grad) <= TOL
+    accs = [torch.randn(t.shape, device="cuda") for t in (w13, w2)]
+    start = [a.clone() for a in accs]
+    fresh = [t.clone().requires_grad_() for t in (w13, w2)]
+    deep_gemm.mega_moe(x, idx, w, fresh[0], fresh[1], grad_accumulators=tuple(accs)).backward(dy)
+    for f, a, s, want in zip(fresh, accs, start, l64):
+        assert f.grad is None
+        assert rel_l2(a - s, want.grad) <= TOL

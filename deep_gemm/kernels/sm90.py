@@ -16,7 +16,9 @@ csrc/sm90/grouped_gemm.cuh), entry points csrc/api/sm90_moe.cu and sm90_grouped_
                -> dz [T*K, 2I] (weight folded in), h*w [T*K, I], partial <dA, h> [T*K, I/128]
             2. dX: dz . W13[e] (MN-major) -> [T*K, H], then gather-sum to tokens + d(topk_weights)
             3. dW2 = sum dy[tok]^T (h w), dW1 = sum dz^T x[tok]: k-grouped GEMMs gathering rows
-               (kernels/sm90_kgrouped.py); a torch fallback when that kernel cannot take a case.
+               (kernels/sm90_kgrouped.py), written as fp32, as bf16 (wgrad_dtype: the parameters'
+               dtype, no fp32 copy and no cast pass) or added into fp32 accumulators in place;
+               a torch fallback when that kernel cannot take a case.
                PK_MOE_WGRAD=grouped_mm uses torch._grouped_mm on gathered copies instead (measured
                slower on the H200: 30B backward 8.3 vs 7.3 ms), PK_MOE_WGRAD=torch a per-expert loop.
 Nothing reads routing counts on the host: the layer is CUDA-graph capturable.
@@ -143,7 +145,7 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
 
 
 def _wgrad_torch(a, a_rows, b, b_rows, offsets, out):
-    """Fallback k-grouped weight gradient (host-synchronising loop): out[g] = sum a[ra]^T b[rb]."""
+    """Fallback k-grouped weight gradient (host-synchronising loop): out[g] = sum a[ra]^T b[rb] (fp32)."""
     off = [int(v) for v in offsets.tolist()]
     out.zero_()
     for g in range(len(off) - 1):
@@ -157,7 +159,7 @@ def _wgrad_torch(a, a_rows, b, b_rows, offsets, out):
 
 
 def _wgrad_grouped_mm(a, a_rows, b, b_rows, offsets, out):
-    """torch._grouped_mm k-grouped form (rows gathered into copies first): out[g] = A_g^T B_g."""
+    """torch._grouped_mm k-grouped form (rows gathered into copies first): out[g] = A_g^T B_g (fp32)."""
     aa = a[a_rows.clamp(min=0).long()] if a_rows is not None else a
     bb = b[b_rows.clamp(min=0).long()] if b_rows is not None else b
     offs = offsets[1:]
@@ -169,31 +171,49 @@ def _wgrad_grouped_mm(a, a_rows, b, b_rows, offsets, out):
     return out
 
 
-def _wgrad(a, a_rows, b, b_rows, offsets, out):
+def _wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=False):
+    """out (fp32 or bf16) (+)= the k-grouped weight gradient; the native kernel writes either dtype
+    and accumulates in place; the fallbacks go through an fp32 temporary."""
     mode = os.environ.get("PK_MOE_WGRAD", "native")
-    if mode == "grouped_mm" and hasattr(torch, "_grouped_mm"):
-        return _wgrad_grouped_mm(a, a_rows, b, b_rows, offsets, out)
-    if mode != "torch":
+    if mode not in ("grouped_mm", "torch"):
         try:
             from .sm90_kgrouped import k_grouped_wgrad
-            return k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out)
+            return k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=accumulate)
         except (ImportError, NotSupportedHere):
             pass
-    return _wgrad_torch(a, a_rows, b, b_rows, offsets, out)
+    tmp = torch.empty(out.shape, dtype=torch.float32, device=out.device)
+    if mode == "grouped_mm" and hasattr(torch, "_grouped_mm"):
+        _wgrad_grouped_mm(a, a_rows, b, b_rows, offsets, tmp)
+    else:
+        _wgrad_torch(a, a_rows, b, b_rows, offsets, tmp)
+    return out.add_(tmp) if accumulate else out.copy_(tmp)
 
 
-def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, activation_clamp, precision):
+def _wgrad_target(shape, wgrad_dtype, acc, name, dev):
+    """(tensor the weight gradient goes to, accumulate?): the fp32 accumulator when given, else a new
+    fp32 (wgrad_dtype None) or bf16 tensor."""
+    if acc is not None:
+        if acc.dtype != torch.float32 or tuple(acc.shape) != shape or not acc.is_contiguous() or acc.device != dev:
+            raise NotSupportedHere(f"{name} must be a contiguous float32 {list(shape)} tensor on {dev}")
+        return acc, True
+    if wgrad_dtype not in (None, torch.float32, _BF16):
+        raise NotSupportedHere(f"wgrad_dtype {wgrad_dtype}: the kernels write float32 or bfloat16")
+    return torch.empty(shape, dtype=wgrad_dtype or torch.float32, device=dev), False
+
+
+def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, activation_clamp, precision,
+                 wgrad_dtype=None, grad_acc_w13=None, grad_acc_w2=None):
     T, H, K, E, I = _check_moe(x, topk_idx, topk_weights, w13, w2, precision)
     dev = x.device
     _, offsets, sorted_pair, pair_to_sorted = routing
     n = T * K
     f32 = dict(dtype=torch.float32, device=dev)
     dx = torch.empty(T, H, dtype=_BF16, device=dev)
-    dw13 = torch.empty(E, 2 * I, H, **f32)
-    dw2 = torch.empty(E, H, I, **f32)
+    dw13, acc13 = _wgrad_target((E, 2 * I, H), wgrad_dtype, grad_acc_w13, "grad_acc_w13", dev)
+    dw2, acc2 = _wgrad_target((E, H, I), wgrad_dtype, grad_acc_w2, "grad_acc_w2", dev)
     dtw = torch.empty(T, K, **f32)
     if n == 0:
-        return dx, dw13.zero_(), dw2.zero_(), dtw
+        return dx, dw13 if acc13 else dw13.zero_(), dw2 if acc2 else dw2.zero_(), dtw
     if dy.dtype != _BF16:
         raise NotSupportedHere("dy must be bfloat16")
     lib = _lib(dev, "pk_sm90_moe_dh_swiglu_bwd")
@@ -213,8 +233,8 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
         lib.call("pk_sm90_token_combine", ptr(dxs), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
                  ptr(pair_to_sorted), ptr(None), ptr(dx), ptr(part), ctypes.c_int(parts), ptr(dtw), s)
     tok = torch.div(sorted_pair, K, rounding_mode="floor").to(torch.int32)
-    _wgrad(dy, tok, hw, None, offsets, dw2)
-    _wgrad(dz, None, x, tok, offsets, dw13)
+    _wgrad(dy, tok, hw, None, offsets, dw2, acc2)
+    _wgrad(dz, None, x, tok, offsets, dw13, acc13)
     return dx, dw13, dw2, dtw
 
 

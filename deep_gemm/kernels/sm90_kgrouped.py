@@ -46,11 +46,13 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
                     accumulate: bool = False, *, _max_ctas: int = 0,
                     _block_n: int = 0, _use_tma: bool = True, _debug: int = 0,
                     _variant: int = 0) -> torch.Tensor:
-    """out[g] (+)= sum over reduction rows r of group g of a[a_rows[r]]^T (x) b[b_rows[r]], in fp32.
+    """out[g] (+)= sum over reduction rows r of group g of a[a_rows[r]]^T (x) b[b_rows[r]], accumulated
+    in fp32 and written as out's dtype (fp32, or bf16 rounded once: the parameter-dtype gradient
+    without an fp32 copy and a cast; accumulate needs fp32).
 
     a: bf16 [Ra, M]; a_rows: int32 [R] or None (row r of a); b: bf16 [Rb, N]; b_rows: int32 [R] or
     None; offsets: int32 [G+1] on the GPU (group g owns rows offsets[g]..offsets[g+1]-1; rows at
-    or past offsets[G] are ignored); out: fp32 [G, M, N]. R = len(a_rows) if given, else Ra (and
+    or past offsets[G] are ignored); out: fp32 or bf16 [G, M, N]. R = len(a_rows) if given, else Ra (and
     likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
@@ -64,7 +66,12 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     dev = a.device
     check_tensor("b", b, dtypes=(torch.bfloat16,), ndim=2, device=dev)
     check_tensor("offsets", offsets, dtypes=(torch.int32,), ndim=1, device=dev)
-    check_tensor("out", out, dtypes=(torch.float32,), ndim=3, device=dev)
+    check_tensor("out", out, dtypes=(torch.float32, torch.bfloat16), ndim=3, device=dev)
+    out_bf16 = out.dtype == torch.bfloat16
+    if out_bf16 and accumulate:
+        raise ValueError("out: accumulate=True needs a float32 out (a bf16 out is written, not added to)")
+    if not out.is_contiguous():
+        raise ValueError("out must be contiguous")
     for name, rows in (("a_rows", a_rows), ("b_rows", b_rows)):
         if rows is not None:
             check_tensor(name, rows, dtypes=(torch.int32,), ndim=1, device=dev)
@@ -95,7 +102,7 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
         lib.call(_ENTRY, ptr(a), ptr(a_rows), ctypes.c_int64(a.shape[0]), ptr(b), ptr(b_rows),
                  ctypes.c_int64(b.shape[0]), ctypes.c_int64(r_a), ptr(offsets),
                  ctypes.c_int(num_groups), ctypes.c_int(M), ctypes.c_int(N), ptr(out),
-                 ctypes.c_int(1 if accumulate else 0), ctypes.c_int(int(_max_ctas)),
+                 ctypes.c_int(int(out_bf16)), ctypes.c_int(1 if accumulate else 0), ctypes.c_int(int(_max_ctas)),
                  ctypes.c_int(int(_block_n)), ctypes.c_int(1 if _use_tma else 0),
                  ctypes.c_int(int(_debug)), ctypes.c_int(int(_variant)), stream_of(dev))
     return out

@@ -154,9 +154,25 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
     return y.to(x.dtype), z_sorted
 
 
-def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, activation_clamp, precision):
-    """Returns (dx [T, H] x.dtype, dw13 [E, 2I, H] fp32, dw2 [E, H, I] fp32, dtopk_weights [T, K] fp32)
-    (float64 everywhere for float64 inputs); see the module docstring."""
+def _weight_grads_out(dw13, dw2, wgrad_dtype, grad_acc_w13, grad_acc_w2):
+    """How the weight gradients leave moe_backward (both backends): added in place into the fp32
+    accumulators when given (those are returned), else rounded once to wgrad_dtype (None: as computed)."""
+    out = []
+    for dw, acc in ((dw13, grad_acc_w13), (dw2, grad_acc_w2)):
+        if acc is not None:
+            out.append(acc.add_(dw.to(acc.dtype)))
+        else:
+            out.append(dw if wgrad_dtype is None else dw.to(wgrad_dtype))
+    return out
+
+
+def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, activation_clamp, precision,
+                 wgrad_dtype=None, grad_acc_w13=None, grad_acc_w2=None):
+    """Returns (dx [T, H] x.dtype, dw13 [E, 2I, H], dw2 [E, H, I], dtopk_weights [T, K] fp32)
+    (float64 everywhere for float64 inputs); see the module docstring. The weight gradients are
+    computed in fp32 and returned as fp32 (wgrad_dtype None), rounded once to wgrad_dtype (e.g. the
+    bf16 parameters' dtype), or added into grad_acc_w13 / grad_acc_w2 (fp32, in place; then those
+    are what is returned)."""
     T, H = x.shape
     K = topk_idx.shape[1]
     E, I2, _ = w13.shape
@@ -170,7 +186,8 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
     dw2 = torch.zeros(E, H, I2 // 2, dtype=acc, device=dev)
     dtw = torch.zeros(T * K, dtype=acc, device=dev)
     if n == 0:
-        return dx.to(x.dtype), dw13, dw2, dtw.view(T, K)
+        return (dx.to(x.dtype), *_weight_grads_out(dw13, dw2, wgrad_dtype, grad_acc_w13, grad_acc_w2),
+                dtw.view(T, K))
     s = _scheme(precision, "bwd")
     pairs = sorted_pair[:n].long()
     tok = pairs // K
@@ -205,7 +222,8 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
         dw13[e] = op_tok(dz[a:b], s, x.dtype, acc).T @ op_tok(xs[a:b], s, x.dtype, acc)
         dw2[e] = op_tok(dys[a:b], s, x.dtype, acc).T @ op_tok(hw[a:b], s, x.dtype, acc)
     dx.index_add_(0, tok, dxs)
-    return dx.to(x.dtype), dw13, dw2, dtw.view(T, K)
+    return (dx.to(x.dtype), *_weight_grads_out(dw13, dw2, wgrad_dtype, grad_acc_w13, grad_acc_w2),
+            dtw.view(T, K))
 
 
 def moe_forward_simple(x, topk_idx, topk_weights, w13, w2, activation_clamp=None, z_dtype=None):

@@ -158,10 +158,11 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 
 }  // namespace
 
-// out[g] (+)= sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]]^T (x) b[b_rows[r]], fp32.
+// out[g] (+)= sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]]^T (x) b[b_rows[r]], fp32 accumulation.
 //   a: bf16 [a_num_rows, M]; a_rows: int32 [num_rows] or null (identity); likewise b, b_rows, N;
 //   offsets: int32 [num_groups + 1] on the device (never read on the host);
-//   out: fp32 [num_groups, M, N]; accumulate: 0 = overwrite, 1 = add.
+//   out: [num_groups, M, N], fp32 (out_bf16 = 0) or bf16 (out_bf16 = 1: rounded once from the fp32
+//   accumulators); accumulate: 0 = overwrite, 1 = add (fp32 out only).
 //   max_ctas: 0 = one CTA per SM, else at most that many (for testing the persistent loop).
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
 //   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
@@ -173,7 +174,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
                                       int64_t num_rows, const int* offsets, int num_groups, int M,
-                                      int N, float* out, int accumulate, int max_ctas,
+                                      int N, void* out, int out_bf16, int accumulate, int max_ctas,
                                       int block_n, int use_tma, int debug, int variant,
                                       void* stream) {
   return pk::guarded("pk_sm90_k_grouped_wgrad", [&] {
@@ -194,7 +195,9 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.b = static_cast<const __nv_bfloat16*>(b);
     p.b_rows = b_rows;
     p.offsets = offsets;
-    p.out = out;
+    PK_REQUIRE(!(out_bf16 && accumulate), "a bf16 out cannot be accumulated into (use an fp32 out)");
+    p.out = out_bf16 ? nullptr : static_cast<float*>(out);
+    p.out_bf16 = out_bf16 ? static_cast<__nv_bfloat16*>(out) : nullptr;
     p.a_num_rows = a_num_rows;
     p.b_num_rows = b_num_rows;
     p.num_rows = num_rows;

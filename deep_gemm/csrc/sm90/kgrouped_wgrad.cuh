@@ -12,7 +12,8 @@
 //                      indices prefetched one chunk ahead; completion through cp.async.mbarrier.arrive.
 //   warpgroups 1 and 2 consumers: each owns 64 output rows of the 128 x BN tile, issues
 //                      wgmma m64nBNk16 (fp32 accumulators in registers), then stores its fp32
-//                      tile straight to global memory (optionally adding what is there).
+//                      tile straight to global memory (optionally adding what is there), or
+//                      its bf16 rounding.
 // (64-row chunks, 4 stages: the default pipeline; `Pipe` below has the opt-in variants.)
 // Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
@@ -82,7 +83,9 @@ struct Params {
   const __nv_bfloat16* b;   // [b_num_rows, N]
   const int* b_rows;        // [R] or nullptr
   const int* offsets;       // [G + 1], device
-  float* out;               // [G, M, N]
+  float* out;               // [G, M, N] fp32, or nullptr when out_bf16 is set
+  __nv_bfloat16* out_bf16;  // [G, M, N] bf16 (no accumulate): the parameter-dtype gradient written
+                            // straight from the accumulators, instead of fp32 + a cast pass
   int64_t a_num_rows, b_num_rows, num_rows;  // num_rows = R
   int M, N, num_groups;
   int tiles_m, tiles_n;     // CTA tiles per group along M and N
@@ -631,9 +634,18 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
         const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64 +
                              warp * 16 + (lane >> 2);
-        float* base = p.out + orow * p.N + ti.n0 + 2 * (lane & 3);
+        const int64_t obase = orow * p.N + ti.n0 + 2 * (lane & 3);
+        float* base = p.out + obase;
         const float* a_ = acc[mb];
-        if (p.accumulate) {
+        if (p.out_bf16 != nullptr) {
+          __nv_bfloat16* bbase = p.out_bf16 + obase;
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+              *reinterpret_cast<__nv_bfloat162*>(bbase + static_cast<int64_t>(8 * h) * p.N + 8 * j) =
+                  __floats2bfloat162_rn(a_[4 * j + 2 * h], a_[4 * j + 2 * h + 1]);
+        } else if (p.accumulate) {
           // Loads of a batch are all issued before its stores, so their latencies overlap.
           constexpr int kBatch = 4;
 #pragma unroll
