@@ -15,7 +15,7 @@ on how long the GPU has been busy; every row here is measured the same way.
 
 Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM;
 0 = library default, 1 = cooperative, 2 = ping-pong, 3 = cooperative with the staged shared-memory +
-bulk-copy epilogue, for GEMM1 / GEMM2 / DX / GEMM). Without --variants the environment is used as is.
+bulk-copy epilogue for GEMM1 / GEMM2 / DX / GEMM, and cooperative 128 x 256 tiles for DH). Without --variants the environment is used as is.
 --variants times our layer once per listed setting (the torch baseline once per shape): "default"
 (every PK_SM90_VARIANT_* and PK_MOE_COMBINE unset), "staged" (GEMM1 = GEMM2 = DX = 3), "scatter"
 (PK_MOE_COMBINE=scatter: GEMM 2's epilogue adds w * row into an fp32 y with atomics instead of
@@ -261,10 +261,11 @@ def breakdown(name, T, E, K, reps):
           ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z),
           ptr(h), c0, vn, s), 2 * f)
         t("gemm2" + tag, lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev, vn), f)
-        if v != 3:  # dH has no staged variant (3 runs the cooperative kernel)
-            t("dh+swiglu_bwd" + tag, lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T),
-              ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I),
-              ptr(z), ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, s), f)
+        # (dH's variant 3 is the cooperative 128 x 256 tile, not a staged epilogue)
+        t("dh+swiglu_bwd" + (" coop256" if v == 3 else tag), lambda: lib.call(
+          "pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T),
+          ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I),
+          ptr(z), ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, s), f)
         t("dx gemm" + tag, lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o,
           H, dev, vn), 2 * f)
     t("combine", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
@@ -305,8 +306,12 @@ def breakdown(name, T, E, K, reps):
     dw2 = torch.empty(E, H, I, device=dev)
     dw13 = torch.empty(E, 2 * I, H, device=dev)
     t("tok index", lambda: torch.div(sp, K, rounding_mode="floor").to(torch.int32), 0)
-    t("dW2 wgrad", lambda: sm90._wgrad(dy, tok, hw, None, off, dw2), f)
-    t("dW1 wgrad", lambda: sm90._wgrad(dz, None, x, tok, off, dw13), 2 * f)
+    t("dW2 wgrad fp32", lambda: sm90._wgrad(dy, tok, hw, None, off, dw2), f)
+    t("dW1 wgrad fp32", lambda: sm90._wgrad(dz, None, x, tok, off, dw13), 2 * f)
+    dw2 = torch.empty(E, H, I, device=dev, dtype=torch.bfloat16)
+    dw13 = torch.empty(E, 2 * I, H, device=dev, dtype=torch.bfloat16)
+    t("dW2 wgrad bf16", lambda: sm90._wgrad(dy, tok, hw, None, off, dw2), f)
+    t("dW1 wgrad bf16", lambda: sm90._wgrad(dz, None, x, tok, off, dw13), 2 * f)
     # grouped GEMM as torch would do it, same shapes (for comparison)
     offs = off[1:]
     t("torch _grouped_mm gemm1", lambda: torch._grouped_mm(x[tok.clamp(min=0).long()], w13.transpose(-2, -1),

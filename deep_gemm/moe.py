@@ -126,33 +126,56 @@ def _(x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_
 _WGRAD_DTYPES = {"bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64}
 
 
-@torch.library.custom_op("prime_kernels::mega_moe_backward", mutates_args=("grad_acc_w13", "grad_acc_w2"))
+def _backward_call(dy, x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted, z_sorted,
+                   activation_clamp, precision, wgrad_dtype, grad_acc_w13=None, grad_acc_w2=None):
+    routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
+    return kernels.call("moe_backward", x.device, dy, x, topk_idx, topk_weights, w13.to(x.dtype), w2.to(x.dtype),
+                        routing, z_sorted, activation_clamp, precision, _WGRAD_DTYPES[wgrad_dtype],
+                        grad_acc_w13, grad_acc_w2)
+
+
+@torch.library.custom_op("prime_kernels::mega_moe_backward", mutates_args=())
 def _mega_moe_backward(dy: torch.Tensor, x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor,
                        w13: torch.Tensor, w2: torch.Tensor, counts: torch.Tensor, offsets: torch.Tensor,
                        sorted_pair: torch.Tensor, pair_to_sorted: torch.Tensor, z_sorted: torch.Tensor,
-                       activation_clamp: Optional[float], precision: str, wgrad_dtype: str = "float32",
-                       grad_acc_w13: Optional[torch.Tensor] = None, grad_acc_w2: Optional[torch.Tensor] = None
+                       activation_clamp: Optional[float], precision: str, wgrad_dtype: str = "float32"
                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Weight gradients in wgrad_dtype (the parameters' dtype: no fp32 copy and no cast pass), or added
-    in place into the fp32 accumulators when given (then the returned dw13 / dw2 are empty)."""
-    routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
-    dx, dw13, dw2, dtw = kernels.call("moe_backward", x.device, dy, x, topk_idx, topk_weights, w13.to(x.dtype),
-                                      w2.to(x.dtype), routing, z_sorted, activation_clamp, precision,
-                                      _WGRAD_DTYPES[wgrad_dtype], grad_acc_w13, grad_acc_w2)
-    # (a custom op may not return its mutated inputs, nor one tensor twice)
-    return (dx, x.new_empty(0, dtype=torch.float32) if grad_acc_w13 is not None else dw13,
-            x.new_empty(0, dtype=torch.float32) if grad_acc_w2 is not None else dw2, dtw)
+    """(dx, dw13, dw2, dtopk_weights); the weight gradients in wgrad_dtype (the parameters' dtype:
+    written so by the kernel, no fp32 copy and no cast pass)."""
+    return tuple(_backward_call(dy, x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair,
+                                pair_to_sorted, z_sorted, activation_clamp, precision, wgrad_dtype))
 
 
 @_mega_moe_backward.register_fake
 def _(dy, x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted, z_sorted,
-      activation_clamp, precision, wgrad_dtype="float32", grad_acc_w13=None, grad_acc_w2=None):
+      activation_clamp, precision, wgrad_dtype="float32"):
     acc = torch.float64 if x.dtype == torch.float64 else torch.float32
     wd = _WGRAD_DTYPES[wgrad_dtype]
     E, I2, H = w13.shape
-    dw13 = x.new_empty(0, dtype=torch.float32) if grad_acc_w13 is not None else x.new_empty(E, I2, H, dtype=wd)
-    dw2 = x.new_empty(0, dtype=torch.float32) if grad_acc_w2 is not None else x.new_empty(E, H, I2 // 2, dtype=wd)
-    return torch.empty_like(x), dw13, dw2, x.new_empty(topk_idx.shape, dtype=acc)
+    return (torch.empty_like(x), x.new_empty(E, I2, H, dtype=wd), x.new_empty(E, H, I2 // 2, dtype=wd),
+            x.new_empty(topk_idx.shape, dtype=acc))
+
+
+@torch.library.custom_op("prime_kernels::mega_moe_backward_accumulate", mutates_args=("grad_acc_w13", "grad_acc_w2"))
+def _mega_moe_backward_accumulate(dy: torch.Tensor, x: torch.Tensor, topk_idx: torch.Tensor,
+                                  topk_weights: torch.Tensor, w13: torch.Tensor, w2: torch.Tensor,
+                                  counts: torch.Tensor, offsets: torch.Tensor, sorted_pair: torch.Tensor,
+                                  pair_to_sorted: torch.Tensor, z_sorted: torch.Tensor,
+                                  activation_clamp: Optional[float], precision: str, grad_acc_w13: torch.Tensor,
+                                  grad_acc_w2: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(dx, dtopk_weights); the weight gradients are added in place into the fp32 accumulators (by the
+    kernel itself on the GPU: no fp32 temporary and no add pass)."""
+    dx, _, _, dtw = _backward_call(dy, x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair,
+                                   pair_to_sorted, z_sorted, activation_clamp, precision, "float32",
+                                   grad_acc_w13, grad_acc_w2)
+    return dx, dtw
+
+
+@_mega_moe_backward_accumulate.register_fake
+def _(dy, x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted, z_sorted,
+      activation_clamp, precision, grad_acc_w13, grad_acc_w2):
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+    return torch.empty_like(x), x.new_empty(topk_idx.shape, dtype=acc)
 
 
 def _setup_context(ctx, inputs, output):
@@ -170,14 +193,15 @@ def _backward(ctx, dy, _dz):
     if dy is None:
         dy = torch.zeros_like(x)
     acc13, acc2 = ctx.accumulators
-    # The weight gradients come out in the parameters' dtype (bf16 parameters: bf16, rounded once from
-    # the fp32 accumulation), or go straight into the fp32 accumulators.
-    wgrad_dtype = str(w13.dtype).removeprefix("torch.")
-    dx, dw13, dw2, dtw = _mega_moe_backward(dy.contiguous(), x, topk_idx, topk_weights, w13, w2, counts,
-                                            offsets, sorted_pair, pair_to_sorted, z_sorted,
-                                            ctx.activation_clamp, ctx.precision, wgrad_dtype, acc13, acc2)
-    return (dx, None, dtw, None if acc13 is not None else dw13, None if acc2 is not None else dw2,
-            None, None, None, None, None, None, None, None)
+    args = (dy.contiguous(), x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
+            z_sorted, ctx.activation_clamp, ctx.precision)
+    if acc13 is not None:  # fp32 main_grad accumulators (both or neither: mega_moe's argument)
+        dx, dtw = _mega_moe_backward_accumulate(*args, acc13, acc2)
+        dw13 = dw2 = None
+    else:
+        # in the parameters' dtype (bf16 parameters: bf16, rounded once from the fp32 accumulation)
+        dx, dw13, dw2, dtw = _mega_moe_backward(*args, str(w13.dtype).removeprefix("torch."))
+    return dx, None, dtw, dw13, dw2, None, None, None, None, None, None, None, None
 
 
 _mega_moe_forward.register_autograd(_backward, setup_context=_setup_context)

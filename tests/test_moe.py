@@ -253,12 +253,12 @@ def test_opcheck(rng):
         y, z = torch.ops.prime_kernels.mega_moe_forward(*[a.detach() if isinstance(a, torch.Tensor) else a for a in args])
         dy = torch.randn_like(y)
         bwd = (dy, x.detach(), idx, tw.detach(), w13.detach(), w2.detach(), *r, z, 0.5, "fp8_bwd")
-        torch.library.opcheck(torch.ops.prime_kernels.mega_moe_backward.default, bwd)
         wd = str(dtype).removeprefix("torch.")
         acc = torch.float64 if dtype == torch.float64 else torch.float32
+        torch.library.opcheck(torch.ops.prime_kernels.mega_moe_backward.default, bwd)
         torch.library.opcheck(torch.ops.prime_kernels.mega_moe_backward.default, (*bwd, wd))
-        torch.library.opcheck(torch.ops.prime_kernels.mega_moe_backward.default,
-                              (*bwd, wd, torch.zeros(w13.shape, dtype=acc), torch.zeros(w2.shape, dtype=acc)))
+        torch.library.opcheck(torch.ops.prime_kernels.mega_moe_backward_accumulate.default,
+                              (*bwd, torch.randn(w13.shape, dtype=acc), torch.randn(w2.shape, dtype=acc)))
 
 
 def test_t0(rng):

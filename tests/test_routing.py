@@ -78,7 +78,8 @@ def test_opcheck(rng):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("T,K,E,mode", CASES + [(16384, 8, 128, "uniform"), (4099, 8, 256, "masked"),
-                                                (3000, 8, 4096, "skewed")])
+                                                (3000, 8, 4096, "skewed"), (20000, 4, 600, "uniform"),
+                                                (70000, 2, 1, "masked")])
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
 def test_gpu_kernel_matches_reference(T, K, E, mode, dtype, rng):
     idx = make_topk_idx(T, K, E, mode, rng, dtype).cuda()

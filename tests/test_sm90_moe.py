@@ -104,8 +104,10 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # (key COMBINE: the PK_MOE_COMBINE setting): "default" = the library's choices; "staged" =
 # cooperative with the staged (shared memory + bulk copy) epilogue for GEMM 1, GEMM 2 and dX
 # (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
-# of GEMM 2 + the gather-sum combine (forward only; the backward is the default one).
-VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"}}
+# of GEMM 2 + the gather-sum combine (forward only; the backward is the default one); "dh256" = dH
+# with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128).
+VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
+            "dh256": {"DH": "3"}}
 
 
 def _set_variant(monkeypatch, name):

@@ -24,8 +24,12 @@ void launch_routing(const Idx* topk_idx, int64_t num_pairs, int num_experts, int
         topk_idx, num_pairs, num_experts, num_chunks, hist);
     PK_CHECK_LAUNCH();
   }
-  expert_scan_kernel<<<1, 1024, sizeof(int) * num_experts, stream>>>(num_experts, num_chunks, hist,
-                                                                     counts, offsets);
+  const int segments = scan_segments(num_experts);
+  const size_t scan_smem = sizeof(int) * (size_t)num_experts * (segments > 1 ? 1 + segments : 1);
+  if (scan_smem > 48 * 1024)
+    PK_CUDA_CHECK(cudaFuncSetAttribute(expert_scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)scan_smem));
+  expert_scan_kernel<<<1, kScanThreads, scan_smem, stream>>>(num_experts, num_chunks, hist, counts, offsets);
   PK_CHECK_LAUNCH();
   if (blocks > 0) {
     stable_place_kernel<Idx><<<(unsigned)blocks, 32 * kWarpsPerBlock, smem_warps, stream>>>(

@@ -9,9 +9,9 @@
 using namespace pk::sm90;
 
 namespace {
-// variant: 0 = default, 1 = cooperative (2 warpgroups on one tile), 2 = ping-pong, 3 = cooperative
-// with the staged epilogue (GEMM 1 only: z through shared memory + bulk copies, overlapping the
-// next tile's MMAs; 3 pipeline stages; dH treats 3 as 1).
+// variant: 0 = default, 1 = cooperative (2 warpgroups on one tile), 2 = ping-pong, 3 = GEMM 1:
+// cooperative with the staged epilogue (z through shared memory + bulk copies, overlapping the next
+// tile's MMAs; 3 pipeline stages); dH: cooperative 128 x 256 (I % 256 == 0, else 1).
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
 using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
@@ -19,6 +19,9 @@ using Gemm1Staged = GemmConfig<256, 3, BMode::kKMajorSplit, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
+// variant 3 for dH: cooperative 128 x 256 (half the gathered-dy loads and m64n256 MMAs), z loaded in
+// the epilogue (no registers to prefetch it next to 128 accumulators); needs I % 256 == 0.
+using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -88,10 +91,12 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
+    int v = variant == 0 ? default_dh(hidden) : variant;
+    if (v == 3 && inter % 256 != 0) v = 1;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
-                      inter / 128};
+                      inter / (v == 3 ? 256 : 128)};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
     EpilogueParams ep{};
     ep.out = static_cast<__nv_bfloat16*>(dz);
@@ -106,8 +111,10 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     ep.inter = inter;
     ep.clamp = clamp_value(clamp);
     auto st = static_cast<cudaStream_t>(stream);
-    if ((variant == 0 ? default_dh(hidden) : variant) == 2)
+    if (v == 2)
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
+    else if (v == 3)
+      launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
   });

@@ -313,7 +313,8 @@ struct EpiSwiGLUFwd {
 
 // Backward through GEMM 2 and SwiGLU: acc = dA = dy . W2 for columns n0.. of I (n0 = n_block*BN).
 // Reloads z, then writes dz = [dg | du] (with the routing weight folded in), h*w (for dW2) and
-// the row's partial <dA, round(h)> for d(topk_weights), one value per (row, n_block).
+// the row's partial <dA, round(h)> for d(topk_weights), one value per (row, 128 columns): a BN = 256
+// tile writes its sum into its first slot and 0 into the second.
 // kPrefetch: z and w are loaded into registers before the mainloop (cooperative mode, where both
 // warpgroups' epilogues would otherwise stall on these loads at the same time).
 template <int BN, int MI, bool kPrefetch>
@@ -348,12 +349,15 @@ struct EpiSwiGLUBwd {
     }
   }
 
+  // Without prefetch, z is loaded kJ column groups at a time (BN = 256: 8 of 32, so that the loaded z
+  // and the 128 accumulators fit the registers; all of them at once spilled 724 bytes).
+  static constexpr int kJ = BN == 256 ? 8 : BN / 8;
+
   template <class Accum>
   __device__ __forceinline__ static void apply(const EpilogueParams& e, const TileCoord& c, int wg,
                                                const Accum& acc, const Pre& pre) {
     const int lane = threadIdx.x % 32;
     const float cl = e.clamp;
-    const int n_blocks = e.inter / BN;
 #pragma unroll
     for (int m = 0; m < MI; ++m)
 #pragma unroll
@@ -362,23 +366,17 @@ struct EpiSwiGLUBwd {
         const bool valid = local < c.rows;  // the whole quad agrees (same row)
         float dot = 0.f;
         if (valid) {
-          __nv_bfloat162 gz[BN / 8], uz[BN / 8];
-          float w;
-          if constexpr (kPrefetch) {
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j) gz[j] = pre.g[r][j], uz[j] = pre.u[r][j];
-            w = pre.w[r];
-          } else {
-            load_row(e, c, local, gz, uz, w);
-          }
           const int64_t row = c.row_begin + local;
           __nv_bfloat16* dzrow = e.out + row * e.ld_out;
           __nv_bfloat16* hwrow = e.out2 + row * e.ld_out2;
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
+          float w;
+          if constexpr (kPrefetch) w = pre.w[r];
+          else w = __ldg(e.topk_w + __ldg(e.sorted_pair + row));
+          // column group j: z pair (gz, uz) -> dz, h*w, and the running <dA, round(h)>
+          auto emit = [&](int j, __nv_bfloat162 gz, __nv_bfloat162 uz) {
             const int col = c.n_block * BN + 8 * j + 2 * (lane % 4);
-            const float2 g = __bfloat1622float2(gz[j]);
-            const float2 u = __bfloat1622float2(uz[j]);
+            const float2 g = __bfloat1622float2(gz);
+            const float2 u = __bfloat1622float2(uz);
             float dg[2], du[2], hw[2];
 #pragma unroll
             for (int q = 0; q < 2; ++q) {
@@ -398,11 +396,32 @@ struct EpiSwiGLUBwd {
             store_bf16x2(dzrow + col, dg[0], dg[1]);
             store_bf16x2(dzrow + e.inter + col, du[0], du[1]);
             store_bf16x2(hwrow + col, hw[0], hw[1]);
+          };
+          if constexpr (kPrefetch) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) emit(j, pre.g[r][j], pre.u[r][j]);
+          } else {
+            const __nv_bfloat16* zrow = e.z + row * e.ld_z + c.n_block * BN + 2 * (lane % 4);
+#pragma unroll
+            for (int j0 = 0; j0 < BN / 8; j0 += kJ) {
+              __nv_bfloat162 gz[kJ], uz[kJ];
+#pragma unroll
+              for (int j = 0; j < kJ; ++j) {
+                gz[j] = *reinterpret_cast<const __nv_bfloat162*>(zrow + 8 * (j0 + j));
+                uz[j] = *reinterpret_cast<const __nv_bfloat162*>(zrow + e.inter + 8 * (j0 + j));
+              }
+#pragma unroll
+              for (int j = 0; j < kJ; ++j) emit(j0 + j, gz[j], uz[j]);
+            }
           }
         }
         dot += __shfl_xor_sync(0xffffffffu, dot, 1);
         dot += __shfl_xor_sync(0xffffffffu, dot, 2);
-        if (valid && (lane % 4) == 0) e.part[(int64_t)(c.row_begin + local) * n_blocks + c.n_block] = dot;
+        // part has I/128 slots a row whatever BN is: a BN = 256 tile fills its first slot, zeroes the other
+        if (valid && (lane % 4) < BN / 128) {
+          float* slot = e.part + (int64_t)(c.row_begin + local) * (e.inter / 128) + c.n_block * (BN / 128);
+          slot[lane % 4] = (lane % 4) == 0 ? dot : 0.f;
+        }
       }
   }
 };
