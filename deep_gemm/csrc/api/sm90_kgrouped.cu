@@ -196,6 +196,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.b_rows = b_rows;
     p.offsets = offsets;
     PK_REQUIRE(!(out_bf16 && accumulate), "a bf16 out cannot be accumulated into (use an fp32 out)");
+    PK_REQUIRE(!out_bf16 || reinterpret_cast<uintptr_t>(out) % 16 == 0,
+               "a bf16 out must be 16-byte aligned (16-byte stores)");
     p.out = out_bf16 ? nullptr : static_cast<float*>(out);
     p.out_bf16 = out_bf16 ? static_cast<__nv_bfloat16*>(out) : nullptr;
     p.a_num_rows = a_num_rows;

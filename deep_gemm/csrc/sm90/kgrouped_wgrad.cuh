@@ -23,6 +23,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cute/arch/mma_sm90_gmma.hpp>
+#include "ptx.cuh"  // pack_bf16x2
 
 namespace pk::sm90::kgrouped {
 
@@ -638,13 +639,31 @@ __global__ void __launch_bounds__(kThreads, 1)
         float* base = p.out + obase;
         const float* a_ = acc[mb];
         if (p.out_bf16 != nullptr) {
-          __nv_bfloat16* bbase = p.out_bf16 + obase;
+          // bf16: the 4 lanes of a quad transpose their packed pairs of 4 column groups (3 shuffle
+          // rounds) so that each lane stores 8 consecutive columns (16 bytes) and a row's 64 bytes go
+          // out in one instruction. (Storing each lane's 4-byte pair directly, half-sector writes, made
+          // dW1 12% slower than the fp32 store on an H200.)
+          const int q = lane & 3;
+          __nv_bfloat16* bbase = p.out_bf16 + orow * p.N + ti.n0;
 #pragma unroll
-          for (int j = 0; j < BN / 8; ++j)
+          for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-              *reinterpret_cast<__nv_bfloat162*>(bbase + static_cast<int64_t>(8 * h) * p.N + 8 * j) =
-                  __floats2bfloat162_rn(a_[4 * j + 2 * h], a_[4 * j + 2 * h + 1]);
+            for (int g4 = 0; g4 < BN / 32; ++g4) {
+              uint32_t P[4], Q[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+              for (int jj = 0; jj < 4; ++jj) P[jj] = pack_bf16x2(a_[4 * (4 * g4 + jj) + 2 * h], a_[4 * (4 * g4 + jj) + 2 * h + 1]);
+#pragma unroll
+              for (int r = 0; r < 4; ++r) {
+                // round r: lane s sends P[(s + r) & 3] to lane (s + r) & 3, which files it as Q[s]
+                const int send = (q + r) & 3, from = (q - r) & 3;
+                const uint32_t v = send == 0 ? P[0] : send == 1 ? P[1] : send == 2 ? P[2] : P[3];
+                const uint32_t got = r == 0 ? v : __shfl_sync(0xffffffffu, v, (lane & ~3) | from);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) Q[i] = i == from ? got : Q[i];
+              }
+              *reinterpret_cast<uint4*>(bbase + static_cast<int64_t>(8 * h) * p.N + 8 * (4 * g4 + q)) =
+                  make_uint4(Q[0], Q[1], Q[2], Q[3]);
+            }
         } else if (p.accumulate) {
           // Loads of a batch are all issued before its stores, so their latencies overlap.
           constexpr int kBatch = 4;

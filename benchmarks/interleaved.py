@@ -1,0 +1,87 @@
+"""A/B timing of kernel variants, interleaved, for a GPU whose clock drifts (an H200 at its 700 W
+power cap): each round times every variant once (median of --reps), rounds repeat --rounds times,
+and the table gives each variant's median over rounds and its ratio to the first.
+
+    PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
+
+Variants: dH (dy . W2 + SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative
+128x256 (3); the k-grouped weight gradients written as fp32 or bf16.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import statistics
+import sys
+
+import torch
+
+import deep_gemm
+from deep_gemm._backend import ptr, stream_of
+from deep_gemm.kernels import sm90
+from deep_gemm.testing import cuda_time_ms
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_moe import SHAPES, layer_inputs  # noqa: E402
+
+
+def variants(shape, T, E, K):
+    H, I = SHAPES[shape]
+    x, w13, w2, idx, w, dy = layer_inputs(shape, T, E, K)
+    r = deep_gemm.moe_routing(idx, E, validate=False)
+    _, off, sp, _ = r
+    y, z = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
+    n, dev = T * K, x.device
+    lib = sm90._lib(dev, "pk_sm90_moe_dh_swiglu_bwd")
+    dz = torch.empty(n, 2 * I, dtype=torch.bfloat16, device=dev)
+    hw = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
+    part = torch.empty(n, I // 128, device=dev)
+    tw = w.float().contiguous()
+    s = stream_of(dev)
+
+    def dh(v):
+        return lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H),
+                                ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I),
+                                ptr(z), ptr(tw), ptr(dz), ptr(hw), ptr(part), ctypes.c_float(0.0),
+                                ctypes.c_int(v), s)
+    dh(1)()
+    tok = torch.div(sp, K, rounding_mode="floor").to(torch.int32)
+    outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
+            for dt in (torch.float32, torch.bfloat16)}
+
+    def wgrad(dt, which):
+        o2, o13 = outs[dt]
+        if which == "dW2":
+            return lambda: sm90._wgrad(dy, tok, hw, None, off, o2)
+        return lambda: sm90._wgrad(dz, None, x, tok, off, o13)
+    f = 2 * n * H * I
+    return {"dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
+            "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
+            "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),
+            "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="30b,235b")
+    ap.add_argument("--tokens", type=int, default=16384)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}")
+    for shape in a.shapes.split(","):
+        vs = variants(shape, a.tokens, 128, 8)
+        times = {k: [] for k in vs}
+        for _ in range(a.rounds):
+            for k, (fn, _) in vs.items():
+                times[k].append(cuda_time_ms(fn, reps=a.reps, warmup=1))
+        print(f"\n{shape}: median of {a.rounds} interleaved rounds (each a median of {a.reps})")
+        print("| variant | ms | TFLOP/s | min-max ms |\n|---|---|---|---|")
+        for k, (fn, flops) in vs.items():
+            m = statistics.median(times[k])
+            print(f"| {k} | {m:.3f} | {flops / m / 1e9:.0f} | {min(times[k]):.3f}-{max(times[k]):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
