@@ -19,7 +19,8 @@ bulk-copy epilogue for GEMM1 / GEMM2 / DX / GEMM, and cooperative 128 x 256 tile
 --variants times our layer once per listed setting (the torch baseline once per shape): "default"
 (every PK_SM90_VARIANT_* and PK_MOE_COMBINE unset), "staged" (GEMM1 = GEMM2 = DX = 3), "scatter"
 (PK_MOE_COMBINE=scatter: GEMM 2's epilogue adds w * row into an fp32 y with atomics instead of
-GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+', e.g.
+GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+' (A_LOAD=tma|cp_async sets
+PK_SM90_A_LOAD: how GEMM 2 and dX load their contiguous A rows), e.g.
 --variants default,GEMM2=3+DX=3,GEMM1=3,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
 for variants 1, 2 and 3, and GEMM 2 + combine against the scatter GEMM 2 (+ zeroing and the bf16
 conversion of y32).
@@ -52,6 +53,9 @@ def parse_variant(spec):
         if op == "COMBINE" and v.lower() in COMBINE_MODES:
             out[op] = v.lower()
             continue
+        if op == "A_LOAD" and v.lower() in ("tma", "cp_async"):
+            out[op] = v.lower()
+            continue
         if op not in VARIANT_OPS or not v.isdigit():
             raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS}, "
                              f"or COMBINE=gather|scatter)")
@@ -63,9 +67,12 @@ def set_variant_env(settings):
     for op in VARIANT_OPS:
         os.environ.pop(f"PK_SM90_VARIANT_{op}", None)
     os.environ.pop("PK_MOE_COMBINE", None)
+    os.environ.pop("PK_SM90_A_LOAD", None)
     for op, v in settings.items():
         if op == "COMBINE":
             os.environ["PK_MOE_COMBINE"] = v
+        elif op == "A_LOAD":
+            os.environ["PK_SM90_A_LOAD"] = v
         else:
             os.environ[f"PK_SM90_VARIANT_{op}"] = v
 

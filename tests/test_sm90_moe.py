@@ -105,18 +105,23 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # cooperative with the staged (shared memory + bulk copy) epilogue for GEMM 1, GEMM 2 and dX
 # (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
 # of GEMM 2 + the gather-sum combine (forward only; the backward is the default one); "dh256" = dH
-# with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128).
+# with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128);
+# "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
+# of one TMA box per tile (the default).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
-            "dh256": {"DH": "3"}}
+            "dh256": {"DH": "3"}, "cp_async_a": {"A_LOAD": "cp_async"}}
 
 
 def _set_variant(monkeypatch, name):
     for op in ("GEMM1", "GEMM2", "DH", "DX", "GEMM"):
         monkeypatch.delenv(f"PK_SM90_VARIANT_{op}", raising=False)
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
+    monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
     for op, v in VARIANTS[name].items():
         if op == "COMBINE":
             monkeypatch.setenv("PK_MOE_COMBINE", v)
+        elif op == "A_LOAD":
+            monkeypatch.setenv("PK_SM90_A_LOAD", v)
         else:
             monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
 

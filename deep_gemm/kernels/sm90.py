@@ -96,6 +96,15 @@ def _combine_mode() -> str:
     return mode
 
 
+def _a_tma() -> ctypes.c_int:
+    """How the m-grouped GEMM loads contiguous A rows: PK_SM90_A_LOAD=tma (default: one TMA box per
+    tile when A is dense and aligned) or cp_async (128 producer threads, the gather path; for A/B)."""
+    mode = os.environ.get("PK_SM90_A_LOAD", "tma").strip().lower() or "tma"
+    if mode not in ("tma", "cp_async"):
+        raise ValueError(f"PK_SM90_A_LOAD must be 'tma' or 'cp_async', got {mode!r}")
+    return ctypes.c_int(int(mode == "tma"))
+
+
 def _c(t: torch.Tensor) -> torch.Tensor:
     return t if t.is_contiguous() else t.contiguous()
 
@@ -106,7 +115,7 @@ def _m_grouped(lib, a, lda, a_index, topk, b, b_mn_major, num_groups, n, k, grou
              ptr(b), ctypes.c_int(b_mn_major), ctypes.c_int(num_groups), ctypes.c_int(n), ctypes.c_int(k),
              ctypes.c_int(group_mode), ptr(sizes), ctypes.c_int(max_m), ctypes.c_int64(max_rows), ptr(out),
              ctypes.c_int64(ld_out), ptr(out_rows), variant if variant is not None else _variant("GEMM"),
-             stream_of(dev))
+             _a_tma(), stream_of(dev))
 
 
 def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, precision):

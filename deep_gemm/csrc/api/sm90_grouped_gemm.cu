@@ -23,14 +23,20 @@ using CfgStaged = GemmConfig<256, 3, BM, false, true>;
 constexpr int kDefaultVariantK = 1;
 constexpr int kDefaultVariantMN = 1;
 
+// A rows: gathered (a_index) by cp.async; contiguous by TMA when a_tma and A is dense ([rows, K],
+// lda == K) with a 16-byte aligned base, else by cp.async.
 template <class C>
 void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
-                int64_t max_rows, cudaStream_t s) {
+                int64_t max_rows, bool a_tma, cudaStream_t s) {
   using E = std::conditional_t<C::kStagedStore, EpiStoreBf16Staged<C::BN>, EpiStoreBf16<C::BN, C::kMI>>;
-  if (mp.a_index != nullptr)
+  if (mp.a_index != nullptr) {
     launch_grouped_gemm<C, AMode::kGatherPair, E>(tb, mp, g, ep, max_rows, s);
-  else
+  } else if (a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 && max_rows > 0) {
+    const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, kBM);
+    launch_grouped_gemm<C, AMode::kContiguousTma, E>(tb, mp, g, ep, max_rows, s, ta);
+  } else {
     launch_grouped_gemm<C, AMode::kContiguous, E>(tb, mp, g, ep, max_rows, s);
+  }
 }
 }  // namespace
 
@@ -38,11 +44,13 @@ void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo
 // 2: sizes = psum ends [G], groups aligned to max_m rows.
 // max_rows: rows of A's sorted layout (offsets / psum) — an upper bound for the persistent grid.
 // out_rows (nullable): sorted row p is stored to output row out_rows[p] (scatter back).
+// a_tma: 1 = load contiguous A rows by TMA when A is dense and aligned (the default from Python),
+// 0 = always by cp.async (A/B timing).
 PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int* a_index, int topk,
                                           const void* b, int b_mn_major, int num_groups, int n, int k,
                                           int group_mode, const int* sizes, int max_m, int64_t max_rows,
                                           void* out, int64_t ld_out, const int* out_rows, int variant,
-                                          void* stream) {
+                                          int a_tma, void* stream) {
   return pk::guarded("pk_sm90_m_grouped_gemm_bf16", [&] {
     PK_REQUIRE(k % 64 == 0 && k > 0, "K must be a positive multiple of 64, got %d", k);
     PK_REQUIRE(n % 8 == 0 && n > 0, "N must be a positive multiple of 8, got %d", n);
@@ -70,14 +78,14 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     if (b_mn_major) {
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
-      if (pp) dispatch_a<Cfg<true, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
-      else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
-      else dispatch_a<Cfg<false, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, s);
+      if (pp) dispatch_a<Cfg<true, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else dispatch_a<Cfg<false, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
     } else {
       const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, bn);
-      if (pp) dispatch_a<Cfg<true, BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
-      else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
-      else dispatch_a<Cfg<false, BMode::kKMajor>>(tb, mp, g, ep, max_rows, s);
+      if (pp) dispatch_a<Cfg<true, BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else dispatch_a<Cfg<false, BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
     }
   });
 }

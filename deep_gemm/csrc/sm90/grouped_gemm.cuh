@@ -12,8 +12,8 @@ namespace pk::sm90 {
 
 template <class Cfg, AMode AM, class Epi>
 __global__ void __launch_bounds__(kNumThreads, 1)
-grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopParams mp,
-                    const GroupInfo groups, const EpilogueParams ep) {
+grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_constant__ CUtensorMap tmap_a,
+                    const MainloopParams mp, const GroupInfo groups, const EpilogueParams ep) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -27,8 +27,9 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
+    if constexpr (AM == AMode::kContiguousTma) prefetch_tma_map(&tmap_a);
     for (int s = 0; s < Cfg::kStages; ++s) {
-      mbar_init(&full[s], 128 + 1);  // 128 producer cp.async arrivals + the TMA thread's expect_tx
+      mbar_init(&full[s], full_arrivals<AM>());
       mbar_init(&empty[s], Cfg::kConsumerArrivals);  // one arrival per consumer warp of a stage
     }
     mbar_init(&done[0], 4);
@@ -43,7 +44,10 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const MainloopPa
 #ifndef PK_SM90_NO_SETMAXNREG  // (diagnostic builds only: compute-sanitizer racecheck experiments)
     setmaxnreg_dec<72>();
 #endif
-    producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+    if constexpr (AM == AMode::kContiguousTma)
+      producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
+    else
+      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG
     setmaxnreg_inc<216>();

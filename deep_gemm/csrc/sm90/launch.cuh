@@ -50,7 +50,8 @@ inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows) {
 
 template <class Cfg, AMode AM, class Epi>
 void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g,
-                         const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream) {
+                         const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
+                         const CUtensorMap& tmap_a = CUtensorMap{}) {
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
              g.num_groups);
@@ -60,7 +61,7 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   auto kernel = grouped_gemm_kernel<Cfg, AM, Epi>;
   // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  kernel<<<grid, kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, mp, g, ep);
+  kernel<<<grid, kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, mp, g, ep);
   PK_CHECK_LAUNCH();
 }
 

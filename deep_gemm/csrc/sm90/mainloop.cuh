@@ -3,7 +3,9 @@
 //   warpgroup 0  producer: A rows gathered by all 128 threads with 16-byte cp.async (8 threads
 //                per 128-byte row, 16 rows a pass, written in the 128B-swizzled K-major layout
 //                wgmma reads), B (weights) by TMA issued from thread 0; one full barrier per
-//                stage completes on 128 cp.async arrivals + the TMA transaction bytes.
+//                stage completes on 128 cp.async arrivals + the TMA transaction bytes. With
+//                contiguous A rows (AMode::kContiguousTma) thread 0 loads A by TMA too (the same
+//                swizzled layout) and the barrier completes on its transaction bytes alone.
 //   warpgroups 1,2  consumers: each owns 64 rows of the 128-row tile and issues
 //                wgmma.m64nBNk16 (bf16 -> fp32) from shared memory, keeping one k-block of
 //                MMAs in flight and releasing the previous stage after wgmma.wait_group 1.
@@ -29,9 +31,18 @@ constexpr int kNumThreads = 384;
 
 // How rows of A are found: sorted row p of the group layout reads A row ...
 enum class AMode : int {
-  kContiguous = 0,  // ... p                       (h_sorted, dz_sorted, public contiguous/masked)
-  kGatherPair = 1,  // ... index[p] / topk         (x or dy gathered by token, index = sorted_pair)
+  kContiguous = 0,     // ... p                    (h_sorted, dz_sorted, public contiguous/masked), cp.async
+  kGatherPair = 1,     // ... index[p] / topk      (x or dy gathered by token, index = sorted_pair)
+  kContiguousTma = 2,  // ... p, the 128 x 64 tile by one TMA box (A dense [rows, K], 16-byte aligned):
+                       // no per-thread cp.async issue. Rows past the group's end are the next
+                       // group's (or TMA's zero fill past the tensor): they only reach output rows
+                       // that no epilogue stores.
 };
+
+// Full-barrier arrivals per stage: the 128 cp.async producer threads + the TMA thread's expect_tx,
+// or the TMA thread alone when A comes by TMA too.
+template <AMode AM>
+__host__ __device__ constexpr uint32_t full_arrivals() { return AM == AMode::kContiguousTma ? 1 : 128 + 1; }
 
 // How the B tile of one k-block is fetched.
 enum class BMode : int {
@@ -101,6 +112,46 @@ struct MainloopParams {
   int n_blocks;
 };
 
+// B tile of k-block kb (TMA, issued by one thread) into stage buffer dst.
+template <class Cfg>
+__device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap* tmap_b, uint64_t* bar, const MainloopParams& p,
+                                       const TileCoord& c, int kb) {
+  if constexpr (Cfg::kBMode == BMode::kKMajor) {
+    tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * Cfg::BN, c.group);
+  } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
+    tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * (Cfg::BN / 2), c.group);
+    tma_load_3d(dst + Cfg::kBBytes / 2, tmap_b, bar, kb * kBK, p.b_split + c.n_block * (Cfg::BN / 2), c.group);
+  } else {
+#pragma unroll
+    for (int q = 0; q < Cfg::BN / 64; ++q)
+      tma_load_3d(dst + q * (64 * kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * kBK, c.group);
+  }
+}
+
+// Producer with A by TMA as well: one thread issues both tiles of every stage.
+template <class Cfg>
+__device__ __forceinline__ void producer_loop_tma(const Scheduler<kBM>& sched, const MainloopParams& p,
+                                                  const CUtensorMap* tmap_b, const CUtensorMap* tmap_a,
+                                                  uint8_t* smem_a, uint8_t* smem_b, uint64_t* full,
+                                                  uint64_t* empty) {
+  if (threadIdx.x != 0) return;
+  const int k_blocks = p.k / kBK;
+  const int total = sched.total_tiles();
+  const uint32_t a_base = smem_u32(smem_a), b_base = smem_u32(smem_b);
+  uint32_t it = 0;
+  for (int tile = blockIdx.x; tile < total; tile += grid_ctas()) {
+    const TileCoord c = sched.coord(tile);
+    const int row0 = c.row_begin + c.m_block * kBM;
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const uint32_t s = it % Cfg::kStages;
+      mbar_wait(&empty[s], ((it / Cfg::kStages) & 1) ^ 1);
+      mbar_arrive_expect_tx(&full[s], Cfg::kABytes + Cfg::kBBytes);
+      tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
+      load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
+    }
+  }
+}
+
 template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
@@ -140,19 +191,7 @@ __device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const
       mbar_wait(&empty[s], (round & 1) ^ 1);
       if (t == 0) {
         mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
-        const uint32_t dst = b_base + s * Cfg::kBBytes;
-        if constexpr (Cfg::kBMode == BMode::kKMajor) {
-          tma_load_3d(dst, tmap_b, &full[s], kb * kBK, c.n_block * Cfg::BN, c.group);
-        } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
-          tma_load_3d(dst, tmap_b, &full[s], kb * kBK, c.n_block * (Cfg::BN / 2), c.group);
-          tma_load_3d(dst + Cfg::kBBytes / 2, tmap_b, &full[s], kb * kBK,
-                      p.b_split + c.n_block * (Cfg::BN / 2), c.group);
-        } else {
-#pragma unroll
-          for (int q = 0; q < Cfg::BN / 64; ++q)
-            tma_load_3d(dst + q * (64 * kBK * 2), tmap_b, &full[s], c.n_block * Cfg::BN + q * 64,
-                        kb * kBK, c.group);
-        }
+        load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128 + swz;
 #pragma unroll
