@@ -272,7 +272,7 @@ def breakdown(name, T, E, K, reps):
         t("dh+swiglu_bwd" + (" coop256" if v == 3 else tag), lambda: lib.call(
           "pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T),
           ctypes.c_int(H), ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I),
-          ptr(z), ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, ctypes.c_int(1), s), f)
+          ptr(z), ptr(w), ptr(dz), ptr(hw), ptr(part), c0, vn, s), f)
         t("dx gemm" + tag, lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o,
           H, dev, vn), 2 * f)
     t("combine", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),

@@ -5,8 +5,7 @@ and the table gives each variant's median over rounds and its ratio to the first
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
 
 Variants: GEMM 2 and dX with their contiguous A rows loaded by TMA or by cp.async; dH (dy . W2 +
-SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3), the last two
-with and without the bulk L2 prefetch of z; the k-grouped
+SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3); the k-grouped
 weight gradients written as fp32 or bf16.
 """
 from __future__ import annotations
@@ -42,11 +41,11 @@ def variants(shape, T, E, K):
     tw = w.float().contiguous()
     s = stream_of(dev)
 
-    def dh(v, l2=1):
+    def dh(v):
         return lambda: lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H),
                                 ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I),
                                 ptr(z), ptr(tw), ptr(dz), ptr(hw), ptr(part), ctypes.c_float(0.0),
-                                ctypes.c_int(v), ctypes.c_int(l2), s)
+                                ctypes.c_int(v), s)
     dh(1)()
     tok = torch.div(sp, K, rounding_mode="floor").to(torch.int32)
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
@@ -70,9 +69,7 @@ def variants(shape, T, E, K):
     f = 2 * n * H * I
     return {"GEMM 2, A by TMA": (a_load("tma", gemm2), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2), f),
             "dX, A by TMA": (a_load("tma", dx), 2 * f), "dX, A by cp.async": (a_load("cp_async", dx), 2 * f),
-            "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f),
-            "dH ping-pong, no z L2 prefetch": (dh(2, 0), f), "dH coop 128x256": (dh(3), f),
-            "dH coop 128x256, no z L2 prefetch": (dh(3, 0), f),
+            "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
             "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),
             "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f)}

@@ -105,12 +105,6 @@ def _a_tma() -> ctypes.c_int:
     return ctypes.c_int(int(mode == "tma"))
 
 
-def _z_l2_prefetch() -> ctypes.c_int:
-    """dH kernels that load z in their epilogue bulk-prefetch it into L2 first (PK_SM90_DH_Z_PREFETCH=1,
-    the default; 0 turns it off for A/B timing)."""
-    return ctypes.c_int(int(os.environ.get("PK_SM90_DH_Z_PREFETCH", "1") != "0"))
-
-
 def _c(t: torch.Tensor) -> torch.Tensor:
     return t if t.is_contiguous() else t.contiguous()
 
@@ -244,8 +238,7 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
         s = stream_of(dev)
         lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z_sorted),
-                 ptr(tw), ptr(dz), ptr(hw), ptr(part), _clamp_arg(activation_clamp), _variant("DH"),
-                 _z_l2_prefetch(), s)
+                 ptr(tw), ptr(dz), ptr(hw), ptr(part), _clamp_arg(activation_clamp), _variant("DH"), s)
         _m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, offsets, 0, n, dxs, H, dev, _variant("DX"))
         lib.call("pk_sm90_token_combine", ptr(dxs), ctypes.c_int(H), ctypes.c_int64(T), ctypes.c_int(K),
                  ptr(pair_to_sorted), ptr(None), ptr(dx), ptr(part), ctypes.c_int(parts), ptr(dtw), s)

@@ -83,13 +83,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
 // Backward of GEMM 2 + SwiGLU: dA = gathered dy . W2[e] (W2 [E, H, I]), then
 //   dz [T*K, 2I] bf16 = d[g|u] with the routing weight folded in, hw [T*K, I] bf16 = h * w,
 //   part [T*K, I/128] fp32 = partial <dA, h> per 128 columns (summed by pk_sm90_token_combine).
-//   z_l2_prefetch: 1 = the variants that load z in the epilogue bulk-prefetch it into L2 before the
-//   tile's mainloop (default from Python), 0 = not (A/B timing).
 PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int hidden, int topk,
                                         const int* sorted_pair, const int* offsets, int num_experts,
                                         const void* w2, int inter, const void* z, const float* topk_w,
                                         void* dz, void* hw, float* part, float clamp, int variant,
-                                        int z_l2_prefetch, void* stream) {
+                                        void* stream) {
   return pk::guarded("pk_sm90_moe_dh_swiglu_bwd", [&] {
     check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
@@ -113,7 +111,6 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     ep.part = part;
     ep.inter = inter;
     ep.clamp = clamp_value(clamp);
-    ep.z_l2_prefetch = z_l2_prefetch != 0;
     auto st = static_cast<cudaStream_t>(stream);
     if (v == 2)
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);

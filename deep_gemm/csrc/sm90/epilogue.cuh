@@ -26,8 +26,6 @@ struct EpilogueParams {
   const int* out_rows;     // StoreBf16: when set, sorted row p is written to output row out_rows[p]
   int inter;               // I
   float clamp;             // +inf when no clamp
-  int z_l2_prefetch;       // SwiGLU bwd without register prefetch: bulk-prefetch the tile's z rows into
-                           // L2 before the mainloop (1), or not (0: A/B timing)
 };
 
 struct NoPre {};
@@ -348,16 +346,6 @@ struct EpiSwiGLUBwd {
       static_assert(MI == 1, "prefetch holds one m64 block");
 #pragma unroll
       for (int r = 0; r < 2; ++r) load_row(e, c, local_row<MI>(c, wg, 0, r), pre.g[r], pre.u[r], pre.w[r]);
-    } else if (e.z_l2_prefetch) {
-      // No registers to spare: start the tile's z rows (gate and up halves, BN columns each) on their
-      // way into L2 now, so that the epilogue's loads, a mainloop later, hit L2 instead of HBM.
-      const int first = c.m_block * 128 + (MI == 1 ? wg * 64 : 0);
-      for (int i = threadIdx.x % 128; i < 2 * 64 * MI; i += 128) {
-        const int local = first + i / 2;
-        if (local < c.rows)
-          prefetch_l2_bulk(e.z + (int64_t)(c.row_begin + local) * e.ld_z + (i & 1) * e.inter + c.n_block * BN,
-                           BN * 2);
-      }
     }
   }
 
