@@ -4,7 +4,8 @@ and the table gives each variant's median over rounds and its ratio to the first
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
 
-Variants: GEMM 2 and dX with their contiguous A rows loaded by TMA or by cp.async; dH (dy . W2 +
+Variants: GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
+cp.async, and as ping-pong 128x128 with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3); the k-grouped
 weight gradients written as fp32 or bf16.
 """
@@ -64,11 +65,17 @@ def variants(shape, T, E, K):
             os.environ["PK_SM90_A_LOAD"] = mode
             fn()
         return run
-    gemm2 = lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev)  # noqa: E731
-    dx = lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o, H, dev)  # noqa: E731
+    def gemm2(v=1):
+        return lambda: sm90._m_grouped(lib, h, I, None, 1, w2, 0, E, H, I, 0, off, 0, n, o, H, dev, ctypes.c_int(v))
+
+    def dx(v=1):
+        return lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o, H, dev,
+                                       ctypes.c_int(v))
     f = 2 * n * H * I
-    return {"GEMM 2, A by TMA": (a_load("tma", gemm2), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2), f),
-            "dX, A by TMA": (a_load("tma", dx), 2 * f), "dX, A by cp.async": (a_load("cp_async", dx), 2 * f),
+    return {"GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
+            "GEMM 2 ping-pong, A by TMA": (a_load("tma", gemm2(2)), f),
+            "dX, A by TMA": (a_load("tma", dx()), 2 * f), "dX, A by cp.async": (a_load("cp_async", dx()), 2 * f),
+            "dX ping-pong, A by TMA": (a_load("tma", dx(2)), 2 * f),
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
             "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),

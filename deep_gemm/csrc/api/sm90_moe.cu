@@ -27,10 +27,11 @@ using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
 using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // Defaults from the H200 measurements (notes/sm90_moe_kernels.md): cooperative wins GEMM 1 at both
-// shapes; for dy . W2 ping-pong wins at both shapes when the variants are timed interleaved (30B:
-// 1.17 ms vs 1.38 cooperative 128x128 and 1.20 cooperative 128x256; 235B: 3.70 vs 4.21 and 3.80).
+// shapes. dy . W2, timed interleaved in four runs: at H = 2048 ping-pong 128x128 (1.17-1.24 ms vs
+// 1.20-1.26 cooperative 128x256, 1.31-1.38 cooperative 128x128); at H = 4096 cooperative 128x256 in
+// three of four runs (3.80 vs 4.03 ping-pong, 5.10 cooperative 128x128).
 constexpr int kDefaultGemm1 = 1;
-constexpr int kDefaultDh = 2;
+inline int default_dh(int hidden, int inter) { return hidden >= 3072 && inter % 256 == 0 ? 3 : 2; }
 
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
 }  // namespace
@@ -92,7 +93,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
-    int v = variant == 0 ? kDefaultDh : variant;
+    int v = variant == 0 ? default_dh(hidden, inter) : variant;
     if (v == 3 && inter % 256 != 0) v = 1;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
