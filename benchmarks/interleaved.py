@@ -5,7 +5,7 @@ and the table gives each variant's median over rounds and its ratio to the first
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
 
 Variants: GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
-cp.async, and as ping-pong 128x128 with A by TMA; dH (dy . W2 +
+cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3); the k-grouped
 weight gradients written as fp32 or bf16.
 """
@@ -74,8 +74,10 @@ def variants(shape, T, E, K):
     f = 2 * n * H * I
     return {"GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
             "GEMM 2 ping-pong, A by TMA": (a_load("tma", gemm2(2)), f),
+            "GEMM 2 staged, A by TMA": (a_load("tma", gemm2(3)), f),
             "dX, A by TMA": (a_load("tma", dx()), 2 * f), "dX, A by cp.async": (a_load("cp_async", dx()), 2 * f),
             "dX ping-pong, A by TMA": (a_load("tma", dx(2)), 2 * f),
+            "dX staged, A by TMA": (a_load("tma", dx(3)), 2 * f),
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
             "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),
@@ -88,10 +90,13 @@ def main():
     ap.add_argument("--tokens", type=int, default=16384)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", default="", help="comma-separated substrings: time only variants whose name "
+                                                "contains one of them (e.g. 'GEMM 2,dX')")
     a = ap.parse_args()
+    keep = [t.strip() for t in a.only.split(",") if t.strip()]
     print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}")
     for shape in a.shapes.split(","):
-        vs = variants(shape, a.tokens, 128, 8)
+        vs = {k: v for k, v in variants(shape, a.tokens, 128, 8).items() if not keep or any(t in k for t in keep)}
         times = {k: [] for k in vs}
         for _ in range(a.rounds):
             for k, (fn, _) in vs.items():
