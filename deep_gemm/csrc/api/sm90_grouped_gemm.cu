@@ -20,12 +20,14 @@ template <bool PP, BMode BM>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP>;
 template <BMode BM>
 using CfgStaged = GemmConfig<256, 3, BM, false, true>;
-// Default: cooperative 128 x 256, except ping-pong 128 x 128 for K-major B with contiguous (TMA-loaded)
-// A and a short reduction (K <= 1024), where the cooperative epilogue is a large share of each tile.
-// Interleaved A/B on the H200: MoE GEMM 2 at K = I = 768: ping-pong 0.86 ms vs 0.94; at K = 1536:
-// 3.11 vs 2.92 (cooperative); dX (MN-major B): cooperative at both shapes.
+// Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
+// (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
+// B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
+// for MN-major B up to K = 2048 (dX 30B, K = 1536: 1.37 vs 1.52 cooperative; at K = 3072 cooperative
+// wins, 5.68 vs 6.04). Gathered A (cp.async): cooperative.
 inline int default_variant(bool b_mn_major, int k, const int* a_index) {
-  return !b_mn_major && a_index == nullptr && k <= 1024 ? 2 : 1;
+  if (a_index != nullptr) return 1;
+  return !b_mn_major || k <= 2048 ? 3 : 1;
 }
 
 // A rows: gathered (a_index) by cp.async; contiguous by TMA when a_tma and A is dense ([rows, K],
