@@ -4,7 +4,8 @@ and the table gives each variant's median over rounds and its ratio to the first
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
 
-Variants: GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
+Variants: GEMM 1 + SwiGLU cooperative, staged 128x256 (3 stages) and staged 128x192 (4 stages);
+GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
 cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3); the k-grouped
 weight gradients written as fp32 or bf16.
@@ -72,7 +73,15 @@ def variants(shape, T, E, K):
         return lambda: sm90._m_grouped(lib, dz, 2 * I, None, 1, w13, 1, E, H, 2 * I, 0, off, 0, n, o, H, dev,
                                        ctypes.c_int(v))
     f = 2 * n * H * I
-    return {"GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
+    zz = torch.empty(n, 2 * I, dtype=torch.bfloat16, device=dev)
+
+    def gemm1(v):
+        return lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),
+                                ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I),
+                                ptr(zz), ptr(h), ctypes.c_float(0.0), ctypes.c_int(v), s)
+    return {"GEMM 1 cooperative 128x256": (gemm1(1), 2 * f), "GEMM 1 staged 128x256, 3 stages": (gemm1(3), 2 * f),
+            "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
+            "GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
             "GEMM 2 ping-pong, A by TMA": (a_load("tma", gemm2(2)), f),
             "GEMM 2 staged, A by TMA": (a_load("tma", gemm2(3)), f),
             "dX, A by TMA": (a_load("tma", dx()), 2 * f), "dX, A by cp.async": (a_load("cp_async", dx()), 2 * f),
