@@ -17,8 +17,8 @@ namespace {
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
 using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
 using Gemm1Staged = GemmConfig<256, 3, BMode::kKMajorSplit, false, true>;
-// variant 4 (opt-in, I % 96 == 0): staged with 128 x (gate 96 + up 96) tiles, which leaves room for
-// 4 pipeline stages next to the staging tile (variant 3 has 3: measured slower than cooperative).
+// variant 4 (the default where I % 96 == 0): staged with 128 x (gate 96 + up 96) tiles, which leaves
+// room for 4 pipeline stages next to the staging tile (variant 3 has 3: measured slower than cooperative).
 using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
@@ -30,11 +30,12 @@ using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
 using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
-// Defaults from the H200 measurements (notes/sm90_moe_kernels.md): cooperative wins GEMM 1 at both
-// shapes. dy . W2, timed interleaved in four runs: at H = 2048 ping-pong 128x128 (1.17-1.24 ms vs
+// Defaults from the H200 measurements (notes/sm90_moe_kernels.md). dy . W2, timed interleaved in four runs: at H = 2048 ping-pong 128x128 (1.17-1.24 ms vs
 // 1.20-1.26 cooperative 128x256, 1.31-1.38 cooperative 128x128); at H = 4096 cooperative 128x256 in
 // three of four runs (3.80 vs 4.03 ping-pong, 5.10 cooperative 128x128).
-constexpr int kDefaultGemm1 = 1;
+// GEMM 1: staged 128 x 192 with 4 stages where I % 96 == 0 (interleaved, 15 rounds: 30B 1.64 vs 1.70
+// ms cooperative, 235B 6.21 vs 6.26), else cooperative 128 x 256 (the 3-stage staged 128 x 256 loses).
+inline int default_gemm1(int inter) { return inter % 96 == 0 ? 4 : 1; }
 inline int default_dh(int hidden, int inter) { return hidden >= 3072 && inter % 256 == 0 ? 3 : 2; }
 
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
@@ -59,7 +60,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
-    int v = variant == 0 ? kDefaultGemm1 : variant;
+    int v = variant == 0 ? default_gemm1(inter) : variant;
     PK_REQUIRE(v >= 1 && v <= 4, "GEMM 1 variant must be 0..4, got %d", variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if ((v == 3 || v == 4) && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
