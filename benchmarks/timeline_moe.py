@@ -39,23 +39,18 @@ def timeline(layer, iters):
     for _ in range(3):
         layer()
     torch.cuda.synchronize()
-    per_iter = []
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(iters):
             layer()
             torch.cuda.synchronize()
     evs = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
     evs.sort(key=lambda e: e.time_range.start)
-    # split into iterations: a gap longer than 200 us between kernels = the host sync between calls
-    cur = []
-    for e in evs:
-        if cur and e.time_range.start - cur[-1].time_range.end > 200:
-            per_iter.append(cur)
-            cur = []
-        cur.append(e)
-    if cur:
-        per_iter.append(cur)
-    per_iter = [it for it in per_iter if len(it) == len(per_iter[-1])]
+    # every call launches the same kernels: split the list into `iters` equal runs
+    n = len(evs) // iters
+    if n == 0 or n * iters != len(evs):  # (not expected: then show the whole list as one run)
+        print(f"note: {len(evs)} GPU activities in {iters} calls; showing them as one run")
+        n, iters = len(evs), 1
+    per_iter = [evs[i * n:(i + 1) * n] for i in range(iters)]
     rows = []
     for i in range(len(per_iter[0])):
         durs = [it[i].time_range.end - it[i].time_range.start for it in per_iter]
