@@ -83,6 +83,15 @@ def _fp8_k(name: str, k: int, sf: torch.Tensor):
         raise ValueError(f"{name}: K = {k} must be a multiple of {gran} (the FP8 scale block)")
 
 
+def _fp8_ab(a, b, a_ndim: int, b_ndim: int):
+    """The E4M3 tensors of the (tensor, scales) pairs a and b of an m-grouped FP8 GEMM, checked; a's K
+    (its last dim) must be a whole number of scale blocks."""
+    qa = _fp8_pair("a", a, a_ndim)
+    qb = _fp8_pair("b", b, b_ndim, qa.device)
+    _fp8_k("a", qa.shape[-1], a[1])
+    return qa, qb
+
+
 def _layout(grouped_layout, m: int, g: int, use_psum_layout: bool, device):
     if use_psum_layout:
         check_tensor("grouped_layout", grouped_layout, dtypes=(torch.int32,), shape=(g,), device=device)
@@ -211,9 +220,7 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d: torch.Tensor, grouped_layout: torc
                                      expected_m_for_psum_layout: int | None = None) -> None:
     """FP8 form of m_grouped_bf16_gemm_nt_contiguous: a = (E4M3 [M, K], per-token scales [M, K/128]),
     b = (E4M3 [G, N, K], per-block scales [G, N/128, K/128]); MXFP8 uses 1x32 UE8M0 scales."""
-    qa = _fp8_pair("a", a, 2)
-    qb = _fp8_pair("b", b, 3, qa.device)
-    _fp8_k("a", qa.shape[1], a[1])
+    qa, qb = _fp8_ab(a, b, 2, 3)
     _check_m_contiguous(qa, qb, d, grouped_layout, use_psum_layout, nn=False)
     _ops.m_grouped_fp8_gemm_nt_contiguous(a[0], a[1], b[0], b[1], d, grouped_layout, _l(recipe), _l(recipe_a),
                                           _l(recipe_b), compiled_dims, disable_ue8m0_cast, use_psum_layout,
@@ -225,9 +232,7 @@ def m_grouped_fp8_gemm_nn_contiguous(a, b, d: torch.Tensor, grouped_layout: torc
                                      disable_ue8m0_cast: bool = False, use_psum_layout: bool = False,
                                      ensure_zero_padding: bool = True) -> None:
     """FP8 nn form (data gradients): b = (E4M3 [G, K, N], block scales [G, K/128, N/128])."""
-    qa = _fp8_pair("a", a, 2)
-    qb = _fp8_pair("b", b, 3, qa.device)
-    _fp8_k("a", qa.shape[1], a[1])
+    qa, qb = _fp8_ab(a, b, 2, 3)
     _check_m_contiguous(qa, qb, d, grouped_layout, use_psum_layout, nn=True)
     _ops.m_grouped_fp8_gemm_nn_contiguous(a[0], a[1], b[0], b[1], d, grouped_layout, _l(recipe), _l(recipe_a),
                                           _l(recipe_b), compiled_dims, disable_ue8m0_cast, use_psum_layout,
@@ -238,9 +243,7 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d: torch.Tensor, masked_m: torch.Tensor, 
                                  recipe_a=None, recipe_b=None, compiled_dims: str = "nk",
                                  disable_ue8m0_cast: bool = False) -> None:
     """FP8 form of m_grouped_bf16_gemm_nt_masked: a = (E4M3 [G, M, K], scales [G, M, K/128])."""
-    qa = _fp8_pair("a", a, 3)
-    qb = _fp8_pair("b", b, 3, qa.device)
-    _fp8_k("a", qa.shape[2], a[1])
+    qa, qb = _fp8_ab(a, b, 3, 3)
     _check_masked(qa, qb, d, masked_m, expected_m)
     _ops.m_grouped_fp8_gemm_nt_masked(a[0], a[1], b[0], b[1], d, masked_m, expected_m, _l(recipe), _l(recipe_a),
                                       _l(recipe_b), compiled_dims, disable_ue8m0_cast)

@@ -39,6 +39,19 @@ inline int default_gemm1(int inter) { return inter % 96 == 0 ? 4 : 1; }
 inline int default_dh(int hidden, int inter) { return hidden >= 3072 && inter % 256 == 0 ? 3 : 2; }
 
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
+
+// Epilogue fields shared by the SwiGLU forward and backward: out [rows, 2I] (z, or dz), out2 [rows, I]
+// (h, or h*w), I, and the clamp (c <= 0: none).
+inline EpilogueParams swiglu_epilogue(void* out, void* out2, int inter, float clamp) {
+  EpilogueParams ep{};
+  ep.out = static_cast<__nv_bfloat16*>(out);
+  ep.ld_out = 2 * inter;
+  ep.out2 = static_cast<__nv_bfloat16*>(out2);
+  ep.ld_out2 = inter;
+  ep.inter = inter;
+  ep.clamp = clamp_value(clamp);
+  return ep;
+}
 }  // namespace
 
 // Shapes every MoE entry point needs (the kernels tile H by 64 and I by 128).
@@ -71,13 +84,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
-    EpilogueParams ep{};
-    ep.out = static_cast<__nv_bfloat16*>(z);
-    ep.ld_out = 2 * inter;
-    ep.out2 = static_cast<__nv_bfloat16*>(h);
-    ep.ld_out2 = inter;
-    ep.inter = inter;
-    ep.clamp = clamp_value(clamp);
+    const EpilogueParams ep = swiglu_epilogue(z, h, inter, clamp);
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
@@ -109,18 +116,12 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
                       inter / (v == 3 ? 256 : 128)};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
-    EpilogueParams ep{};
-    ep.out = static_cast<__nv_bfloat16*>(dz);
-    ep.ld_out = 2 * inter;
-    ep.out2 = static_cast<__nv_bfloat16*>(hw);
-    ep.ld_out2 = inter;
+    EpilogueParams ep = swiglu_epilogue(dz, hw, inter, clamp);
     ep.z = static_cast<const __nv_bfloat16*>(z);
     ep.ld_z = 2 * inter;
     ep.topk_w = topk_w;
     ep.sorted_pair = sorted_pair;
     ep.part = part;
-    ep.inter = inter;
-    ep.clamp = clamp_value(clamp);
     auto st = static_cast<cudaStream_t>(stream);
     if (v == 2)
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
