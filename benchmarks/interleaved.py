@@ -8,7 +8,7 @@ Variants: GEMM 1 + SwiGLU cooperative, staged 128x256 (3 stages) and staged 128x
 GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
 cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3); the k-grouped
-weight gradients written as fp32 or bf16.
+weight gradients written as fp32 or bf16 (default pipeline, and each pipeline variant from 8 on).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import torch
 import deep_gemm
 from deep_gemm._backend import ptr, stream_of
 from deep_gemm.kernels import sm90
+from deep_gemm.kernels.sm90_kgrouped import VARIANTS, k_grouped_wgrad
 from deep_gemm.testing import cuda_time_ms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,11 +54,11 @@ def variants(shape, T, E, K):
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
             for dt in (torch.float32, torch.bfloat16)}
 
-    def wgrad(dt, which):
+    def wgrad(dt, which, variant=0):
         o2, o13 = outs[dt]
         if which == "dW2":
-            return lambda: sm90._wgrad(dy, tok, hw, None, off, o2)
-        return lambda: sm90._wgrad(dz, None, x, tok, off, o13)
+            return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, _variant=variant)
+        return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, _variant=variant)
     o = torch.empty(n, H, dtype=torch.bfloat16, device=dev)
     h = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
 
@@ -90,7 +91,10 @@ def variants(shape, T, E, K):
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
             "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),
-            "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f)}
+            "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f),
+            **{f"{which} {dn} out, wgrad variant {name}": (wgrad(dt, which, v), f * (1 if which == "dW2" else 2))
+               for name, v in VARIANTS.items() if v >= 8
+               for which in ("dW2", "dW1") for dn, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32))}}
 
 
 def main():

@@ -26,10 +26,14 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //   8  5 + lean producer loop (tile looked up once per tile, branch-free index loads, per-side
 //      branches): 64-row chunks, 4 stages, wait_group 1, index prefetch.
 //   9  8 with 128-row chunks (2 stages at 128 x 256, 3 at 128 x 128).
+//  10  8 with the staged bf16 epilogue (tile through shared memory, bulk-copy stores overlapping
+//      the next tile's MMAs): 3 stages at 128 x 256, 4 at 128 x 128. fp32 outs store directly.
+//  11  8 with 128-row chunks, wait_group 0 (variant 4's early release, which beat 3 by 14 %
+//      before the lean loop existed).
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
-constexpr int kNumVariants = 9;
+constexpr int kNumVariants = 11;
 
 // Most stages of BK rows that fit, capped at `cap`.
 template <int BM, int BN, int BK>
@@ -149,6 +153,17 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 9: {
       constexpr int st = stages_that_fit<BM, BN, 128>(3);
       launch<BM, BN, MC, Pipe<128, st, 1, true, true>>(p, map, max_ctas, stream);
+      break;
+    }
+    case 10:
+      if constexpr (BM == 128)
+        launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 1, true, true, true>>(p, map, max_ctas, stream);
+      else
+        launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
+      break;
+    case 11: {
+      constexpr int st = stages_that_fit<BM, BN, 128>(3);
+      launch<BM, BN, MC, Pipe<128, st, 0, true, true>>(p, map, max_ctas, stream);
       break;
     }
     default:  // 1 (v5)

@@ -23,7 +23,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cute/arch/mma_sm90_gmma.hpp>
-#include "ptx.cuh"  // pack_bf16x2
+#include "epilogue.cuh"  // StagedTile (staged bf16 epilogue); ptx.cuh: pack_bf16x2
 
 namespace pk::sm90::kgrouped {
 
@@ -49,12 +49,18 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          32-bit row arithmetic, per-side instead of per-row TMA/cp.async branches). The default
 //          producer loop is ~565 SASS instructions per 64-row chunk whose issue stalls add up to
 //          ~1500 cycles, more than the chunk's 1024 MMA cycles, on one warp per scheduler.
-template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false>
+//   STAGED a bf16 output tile goes registers -> shared memory (stmatrix) -> global (one bulk copy
+//          per row), and the consumers go straight into the next tile's MMAs while the copies
+//          drain. Every tile has the same length (~1024 rows per expert in an MoE layer), so all
+//          CTAs store at once and the direct store idles the tensor cores for the whole burst.
+//          Costs one stage of the ring (a 66 KiB staging tile at 128 x 256). fp32 outputs keep
+//          the direct store (their tile would be 128 KiB).
+template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false, bool STAGED_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 2 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool PF = PF_, LEAN = LEAN_;
+  static constexpr bool PF = PF_, LEAN = LEAN_, STAGED = STAGED_;
 };
 using PipeV5 = Pipe<64, 4, 1>;
 
@@ -71,8 +77,11 @@ struct Config {
   static constexpr int kBBytes = kBK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;
+  // Staged epilogue: one 64-row half of the bf16 tile per consumer warpgroup, after the ring.
+  static_assert(!P::STAGED || BM == 128, "the staged epilogue takes 64 rows per consumer warpgroup");
+  static constexpr int kStagingBytes = P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
   // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
-  static constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;
+  static constexpr int kSmemBytes = kStages * kStageBytes + kStagingBytes + kBarrierBytes + 1024;
   static_assert(kSmemBytes <= kMaxSmemBytes, "shared-memory ring too large");
   static constexpr int kMBlocks = BM / 128;               // m64 blocks per consumer warpgroup
   static constexpr int kAccRegs = BN / 2;                 // per m64 block: 64 x BN fp32 / 128 threads
@@ -271,7 +280,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr int kRowsPerThread = BK / 16;  // producer: rows row_in + 16 j of each chunk
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t smem_base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const uint32_t bar_base = smem_base + kStages * Cfg::kStageBytes;
+  const uint32_t staging_base = smem_base + kStages * Cfg::kStageBytes;  // STAGED only
+  const uint32_t bar_base = staging_base + Cfg::kStagingBytes;
   auto full_bar = [&](int s) { return bar_base + 8u * s; };
   auto empty_bar = [&](int s) { return bar_base + 8u * (kStages + s); };
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
@@ -629,6 +639,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       if (p.debug & 1) continue;
       if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
+      if constexpr (P::STAGED) {
+        if (p.out_bf16 != nullptr) {
+          // Lane l < 16 of warp w copies staging row 16 w + l (one 2·BN-byte row of out) after
+          // StagedTile::write has waited for its previous copies to read the buffer.
+          using Tile = StagedTile<BN>;
+          const uint32_t buf = staging_base + cw * 64 * Tile::kRowBytes;
+          const bool issuer = lane < 16;
+          Tile::write([&](int v) { return acc[0][v]; }, buf, cw, issuer);
+          if (issuer) {
+            const int srow = warp * 16 + lane;
+            const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + srow;
+            bulk_store_s2g(p.out_bf16 + orow * p.N + ti.n0, buf + srow * Tile::kRowBytes, BN * 2);
+            bulk_commit();
+          }
+          continue;
+        }
+      }
       // Epilogue. Accumulator fragment of wgmma m64nBN (fp32): register 4j + 2h + e holds
       // row 16 warp + lane/4 + 8h, column 8j + 2 (lane % 4) + e.
 #pragma unroll
@@ -694,6 +721,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
       }
+    }
+    if constexpr (P::STAGED) {
+      if (lane < 16) bulk_wait_all();  // this lane's last bulk copies have landed
     }
   }
   // With a cluster, neither CTA may exit while its peer can still arrive on its barriers or
