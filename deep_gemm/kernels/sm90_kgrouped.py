@@ -29,9 +29,9 @@ VARIANTS = {
     "v6_pf": 5,             # v5 + prefetch each tile's gathered row indices into L1
     "v6_bk128_pf": 6,       # 128-row chunks, wait_group 1, index prefetch
     "v6_bk64_wait2_pf": 7,  # wait_group 2, index prefetch
-    "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free): DEFAULT
+    "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free): DEFAULT (fp32 out)
     "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
-    "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages)
+    "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages): DEFAULT (bf16 out)
     "v7_bk128_wait0_lean": 11,  # v6_pf_lean with 128-row chunks, wait_group 0
 }
 

@@ -33,6 +33,11 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
+// bf16 outs (the parameter-dtype gradients of the MoE backward): 10, the staged epilogue. H200,
+// 2026-11-30, interleaved, bf16 out, 10 vs 8: 30B dW2 0.874 vs 0.984 ms, dW1 1.702 vs 1.904; 235B
+// dW2 3.40 vs 4.21, dW1 7.05 vs 7.55 (results/session3/run2_interleaved_wgrad.log). With an fp32 out it
+// only loses a stage (0.964 vs 0.942 ms), so fp32 keeps 8.
+constexpr int kDefaultVariantBf16 = 10;
 constexpr int kNumVariants = 11;
 
 // Most stages of BK rows that fit, capped at `cap`.
@@ -227,7 +232,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant >= 0 && variant <= kNumVariants, "variant must be in [0, %d], got %d",
                kNumVariants, variant);
-    const int v = variant == 0 ? kDefaultVariant : variant;
+    const int v = variant != 0 ? variant : out_bf16 ? kDefaultVariantBf16 : kDefaultVariant;
     if (block_n == 256 && N % 256 != 0)
       pk::fail(pk::kNotSupported, "block_n 256 needs N %% 256 == 0, got N=%d", N);
 

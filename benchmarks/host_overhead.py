@@ -1,0 +1,84 @@
+"""CPU time per call of the MoE layer's host code (Python, argument checks, allocations, ctypes
+launches), measured while the GPU is busy so that no call waits for it.
+
+    PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/host_overhead.py [--shape 30b]
+
+Each row: median over --rounds of (CPU wall time of --calls back-to-back calls) / --calls. The GPU is
+first given a long kernel (a large matmul loop) so the launch queue never drains; --calls is kept
+small enough that the queue (1024 entries) never fills. An eager training step pays this on the CPU;
+it is hidden when the CPU runs ahead of the GPU and shows up as a gap before the first long kernel
+when it does not (benchmarks/timeline_moe.py lists the gaps).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+import deep_gemm
+from deep_gemm.kernels import sm90
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_moe import layer_inputs  # noqa: E402
+
+
+def cpu_us(fn, calls, rounds, busy):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(rounds):
+        busy()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        out.append((time.perf_counter() - t0) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shape", default="30b")
+    ap.add_argument("--tokens", type=int, default=16384)
+    ap.add_argument("--calls", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=7)
+    a = ap.parse_args()
+    T, E, K = a.tokens, 128, 8
+    x, w13, w2, idx, w, dy = layer_inputs(a.shape, T, E, K)
+    big = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+
+    def busy():  # ~0.1 s of GPU work queued ahead of the measured calls
+        for _ in range(60):
+            big @ big
+
+    r = deep_gemm.moe_routing(idx, E, validate=False)
+    y, z = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
+    leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
+
+    def autograd_step():
+        for t in leaves:
+            t.grad = None
+        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
+
+    rows = [
+        ("moe_routing (custom op)", lambda: deep_gemm.moe_routing(idx, E, validate=False)),
+        ("sm90.moe_forward", lambda: sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")),
+        ("sm90.moe_backward (bf16 wgrad)", lambda: sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, None, "bf16",
+                                                                     wgrad_dtype=torch.bfloat16)),
+        ("mega_moe forward (no grad)", lambda: deep_gemm.mega_moe(x, idx, w, w13, w2, validate=False)),
+        ("mega_moe forward + backward (autograd)", autograd_step),
+    ]
+    print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}  shape {a.shape} T={T}")
+    print("| call | CPU us per call |\n|---|---|")
+    for name, fn in rows:
+        with torch.no_grad() if "no grad" in name else torch.enable_grad():
+            print(f"| {name} | {cpu_us(fn, a.calls, a.rounds, busy):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
