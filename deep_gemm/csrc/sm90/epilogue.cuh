@@ -316,19 +316,14 @@ struct EpiSwiGLUFwd {
 // the row's partial <dA, round(h)> for d(topk_weights), one value per (row, 128 columns): a BN = 256
 // tile writes its sum into its first slot and 0 into the second.
 // kPrefetch: z and w are loaded into registers before the mainloop (cooperative mode, where both
-// warpgroups' epilogues would otherwise stall on these loads at the same time). Otherwise only the
-// routing weights are (two dependent loads a row: two round trips off the epilogue), and z is
-// loaded in batches of kJ column groups, each batch issued before the previous one is computed.
+// warpgroups' epilogues would otherwise stall on these loads at the same time).
 template <int BN, int MI, bool kPrefetch>
 struct EpiSwiGLUBwd {
   struct PreZ {
     __nv_bfloat162 g[2][BN / 8], u[2][BN / 8];
     float w[2];
   };
-  struct PreW {
-    float w[MI][2];
-  };
-  using Pre = std::conditional_t<kPrefetch, PreZ, PreW>;
+  using Pre = std::conditional_t<kPrefetch, PreZ, NoPre>;
 
   __device__ __forceinline__ static void load_row(const EpilogueParams& e, const TileCoord& c, int local,
                                                   __nv_bfloat162 (&g)[BN / 8], __nv_bfloat162 (&u)[BN / 8],
@@ -351,46 +346,18 @@ struct EpiSwiGLUBwd {
       static_assert(MI == 1, "prefetch holds one m64 block");
 #pragma unroll
       for (int r = 0; r < 2; ++r) load_row(e, c, local_row<MI>(c, wg, 0, r), pre.g[r], pre.u[r], pre.w[r]);
-    } else {
-#pragma unroll
-      for (int m = 0; m < MI; ++m)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int local = local_row<MI>(c, wg, m, r);
-          pre.w[m][r] = local < c.rows ? __ldg(e.topk_w + __ldg(e.sorted_pair + c.row_begin + local)) : 0.f;
-        }
     }
   }
 
   // Without prefetch, z is loaded kJ column groups at a time (BN = 256: 8 of 32, so that the loaded z
   // and the 128 accumulators fit the registers; all of them at once spilled 724 bytes).
-  static constexpr int kJ = 4;
-
-  // z of batch b (row half (m, r) = b / kBatches, column groups kJ * (b % kBatches) ..): loaded
-  // unconditionally from a clamped row (rows past the group's end read row_begin, never used).
-  static constexpr int kBatches = BN / 8 / kJ;
-  __device__ __forceinline__ static void load_batch(const EpilogueParams& e, const TileCoord& c, int wg, int b,
-                                                    __nv_bfloat162 (&gz)[kJ], __nv_bfloat162 (&uz)[kJ]) {
-    const int lane = threadIdx.x % 32;
-    const int half = b / kBatches, j0 = kJ * (b % kBatches);
-    const int local = local_row<MI>(c, wg, half / 2, half % 2);
-    const int64_t row = c.row_begin + (local < c.rows ? local : 0);
-    const __nv_bfloat16* zrow = e.z + row * e.ld_z + c.n_block * BN + 2 * (lane % 4) + 8 * j0;
-#pragma unroll
-    for (int j = 0; j < kJ; ++j) {
-      gz[j] = *reinterpret_cast<const __nv_bfloat162*>(zrow + 8 * j);
-      uz[j] = *reinterpret_cast<const __nv_bfloat162*>(zrow + e.inter + 8 * j);
-    }
-  }
+  static constexpr int kJ = BN == 256 ? 8 : BN / 8;
 
   template <class Accum>
   __device__ __forceinline__ static void apply(const EpilogueParams& e, const TileCoord& c, int wg,
                                                const Accum& acc, const Pre& pre) {
     const int lane = threadIdx.x % 32;
     const float cl = e.clamp;
-    // (!kPrefetch) z batches in flight: cur is being computed while nxt loads.
-    __nv_bfloat162 cur_g[kJ], cur_u[kJ], nxt_g[kJ], nxt_u[kJ];
-    if constexpr (!kPrefetch) load_batch(e, c, wg, 0, cur_g, cur_u);
 #pragma unroll
     for (int m = 0; m < MI; ++m)
 #pragma unroll
@@ -404,7 +371,7 @@ struct EpiSwiGLUBwd {
           __nv_bfloat16* hwrow = e.out2 + row * e.ld_out2;
           float w;
           if constexpr (kPrefetch) w = pre.w[r];
-          else w = pre.w[m][r];
+          else w = __ldg(e.topk_w + __ldg(e.sorted_pair + row));
           // column group j: z pair (gz, uz) -> dz, h*w, and the running <dA, round(h)>
           auto emit = [&](int j, __nv_bfloat162 gz, __nv_bfloat162 uz) {
             const int col = c.n_block * BN + 8 * j + 2 * (lane % 4);
@@ -434,29 +401,17 @@ struct EpiSwiGLUBwd {
 #pragma unroll
             for (int j = 0; j < BN / 8; ++j) emit(j, pre.g[r][j], pre.u[r][j]);
           } else {
+            const __nv_bfloat16* zrow = e.z + row * e.ld_z + c.n_block * BN + 2 * (lane % 4);
 #pragma unroll
-            for (int bb = 0; bb < kBatches; ++bb) {
-              const int b = (2 * m + r) * kBatches + bb;
-              if (b + 1 < 2 * MI * kBatches) load_batch(e, c, wg, b + 1, nxt_g, nxt_u);
-#pragma unroll
-              for (int j = 0; j < kJ; ++j) emit(kJ * bb + j, cur_g[j], cur_u[j]);
+            for (int j0 = 0; j0 < BN / 8; j0 += kJ) {
+              __nv_bfloat162 gz[kJ], uz[kJ];
 #pragma unroll
               for (int j = 0; j < kJ; ++j) {
-                cur_g[j] = nxt_g[j];
-                cur_u[j] = nxt_u[j];
+                gz[j] = *reinterpret_cast<const __nv_bfloat162*>(zrow + 8 * (j0 + j));
+                uz[j] = *reinterpret_cast<const __nv_bfloat162*>(zrow + e.inter + 8 * (j0 + j));
               }
-            }
-          }
-        } else if constexpr (!kPrefetch) {
-          // a row past the group's end: keep the batch sequence going for the next rows
 #pragma unroll
-          for (int bb = 0; bb < kBatches; ++bb) {
-            const int b = (2 * m + r) * kBatches + bb;
-            if (b + 1 < 2 * MI * kBatches) load_batch(e, c, wg, b + 1, nxt_g, nxt_u);
-#pragma unroll
-            for (int j = 0; j < kJ; ++j) {
-              cur_g[j] = nxt_g[j];
-              cur_u[j] = nxt_u[j];
+              for (int j = 0; j < kJ; ++j) emit(j0 + j, gz[j], uz[j]);
             }
           }
         }
