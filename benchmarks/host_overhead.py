@@ -47,6 +47,8 @@ def main():
     ap.add_argument("--tokens", type=int, default=16384)
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--profile", action="store_true", help="also cProfile the autograd step and the forward "
+                                                           "(top functions by own time)")
     a = ap.parse_args()
     T, E, K = a.tokens, 128, 8
     x, w13, w2, idx, w, dy = layer_inputs(a.shape, T, E, K)
@@ -78,6 +80,19 @@ def main():
     for name, fn in rows:
         with torch.no_grad() if "no grad" in name else torch.enable_grad():
             print(f"| {name} | {cpu_us(fn, a.calls, a.rounds, busy):.0f} |")
+    if a.profile:
+        import cProfile
+        import pstats
+        for name, fn in (rows[4], rows[1], rows[0]):
+            busy()
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(a.calls):
+                fn()
+            prof.disable()
+            torch.cuda.synchronize()
+            print(f"\n== cProfile of {a.calls} calls of {name} (own time)")
+            pstats.Stats(prof).sort_stats("tottime").print_stats(22)
 
 
 if __name__ == "__main__":

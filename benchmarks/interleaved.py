@@ -54,11 +54,11 @@ def variants(shape, T, E, K):
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
             for dt in (torch.float32, torch.bfloat16)}
 
-    def wgrad(dt, which, variant=0):
+    def wgrad(dt, which, variant=0, debug=0):
         o2, o13 = outs[dt]
         if which == "dW2":
-            return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, _variant=variant)
-        return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, _variant=variant)
+            return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, _variant=variant, _debug=debug)
+        return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, _variant=variant, _debug=debug)
     o = torch.empty(n, H, dtype=torch.bfloat16, device=dev)
     h = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
 
@@ -94,7 +94,9 @@ def variants(shape, T, E, K):
             "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f),
             **{f"{which} {dn} out, wgrad variant {name}": (wgrad(dt, which, v), f * (1 if which == "dW2" else 2))
                for name, v in VARIANTS.items() if v >= 8
-               for which in ("dW2", "dW1") for dn, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32))}}
+               for which in ("dW2", "dW1") for dn, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32))},
+            "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
+            "dW1 fp32 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.float32, "dW1", 0, 512), 2 * f)}
 
 
 def main():

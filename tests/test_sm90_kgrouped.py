@@ -81,7 +81,8 @@ def check_variants(run, ref, *, variants=ALL_VARIANTS, out0=None, empty_groups=(
 
 
 def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_rows=0,
-                  accumulate=False, max_ctas=0, block_n=0, debug=0, variants=ALL_VARIANTS, tol=1e-2):
+                  accumulate=False, max_ctas=0, block_n=0, debug=0, variants=ALL_VARIANTS, tol=1e-2,
+                  out_dtype=torch.float32):
     a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=gather_a,
                                                    gather_b=gather_b, extra_rows=extra_rows, gen=gen)
     G = len(counts)
@@ -89,10 +90,10 @@ def run_and_check(counts, M, N, gen, *, gather_a=True, gather_b=False, extra_row
     ref = reference_wgrad(a, a_rows, b, b_rows, offsets, out0)
 
     def run(v):
-        out = out0.clone() if accumulate else torch.full((G, M, N), float("nan"), device="cuda")
+        out = out0.clone() if accumulate else torch.full((G, M, N), float("nan"), device="cuda", dtype=out_dtype)
         k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=accumulate, _max_ctas=max_ctas,
                         _block_n=block_n, _debug=debug, _variant=v)
-        return out
+        return out.float()
 
     check_variants(run, ref, variants=variants, out0=out0,
                    empty_groups=[g for g, c in enumerate(counts) if c == 0], tol=tol)
@@ -203,12 +204,14 @@ def test_persistent_loop_few_ctas(M, N, gather_a, gather_b, debug, rng):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("gather_a,gather_b,debug", [(True, False, 4), (False, True, 256 | 4),
-                                                     (False, True, 256), (True, False, 128)])
-def test_tuning_variants(gather_a, gather_b, debug, rng):
+                                                     (False, True, 256), (True, False, 128),
+                                                     (False, True, 512)])
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.bfloat16])
+def test_tuning_variants(gather_a, gather_b, debug, out_dtype, rng):
     # Tuning switches must stay correct: bit 2 no cluster, bit 8 256 x 128 tiles (A side),
-    # bit 7 release stages after wait_group 0.
+    # bit 7 release stages after wait_group 0, bit 9 128 x 256 cluster pairs sharing A along N.
     run_and_check([70, 0, 300, 64, 1], 512, 512, rng, gather_a=gather_a, gather_b=gather_b,
-                  extra_rows=3, debug=debug, variants=[0])
+                  extra_rows=3, debug=debug, variants=[0], out_dtype=out_dtype)
 
 
 @pytest.mark.gpu

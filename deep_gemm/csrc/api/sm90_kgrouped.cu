@@ -186,7 +186,8 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //   max_ctas: 0 = one CTA per SM, else at most that many (for testing the persistent loop).
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
 //   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
-//          bit 8: 256 x 128 cluster tiles when A is the TMA side; see the kernel header for the
+//          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
+//          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = default (kDefaultVariant), 1..kNumVariants (see above).
@@ -253,6 +254,10 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
       if (allow_mc) launch_variant<128, 256, true>(v, p, map, max_ctas, s);
       else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
+    } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
+      // Opt-in (debug bit 9): A (identity, by TMA) shared by two CTAs on neighbouring 256-wide
+      // n-tiles (128 x 256 tiles, each CTA loads one of the two 64-column boxes of A and multicasts).
+      launch_variant<128, 256, true>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 256) && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
       // Opt-in (debug bit 8): A (identity) shared by two CTAs on neighbouring n-tiles, 256 x 128
       // tiles so that the shared operand is the larger one. Measured 2-7% slower than plain
