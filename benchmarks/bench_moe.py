@@ -17,11 +17,11 @@ Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1,
 0 = library default, 1 = cooperative, 2 = ping-pong, 3 = cooperative with the staged shared-memory +
 bulk-copy epilogue for GEMM1 / GEMM2 / DX / GEMM, and cooperative 128 x 256 tiles for DH). Without --variants the environment is used as is.
 --variants times our layer once per listed setting (the torch baseline once per shape): "default"
-(every PK_SM90_VARIANT_* and PK_MOE_COMBINE unset), "staged" (GEMM1 = GEMM2 = DX = 3), "scatter"
+(every PK_SM90_VARIANT_* and PK_MOE_COMBINE unset), "staged" (GEMM1 = 4, GEMM2 = DX = 3), "scatter"
 (PK_MOE_COMBINE=scatter: GEMM 2's epilogue adds w * row into an fp32 y with atomics instead of
 GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+' (A_LOAD=tma|cp_async sets
 PK_SM90_A_LOAD: how GEMM 2 and dX load their contiguous A rows), e.g.
---variants default,GEMM2=3+DX=3,GEMM1=3,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
+--variants default,GEMM2=3+DX=3,GEMM1=1,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
 for variants 1, 2 and 3, and GEMM 2 + combine against the scatter GEMM 2 (+ zeroing and the bf16
 conversion of y32).
 """
@@ -37,7 +37,7 @@ from deep_gemm.testing import cuda_time_ms as bench
 
 SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
 VARIANT_OPS = ("GEMM1", "GEMM2", "DH", "DX", "GEMM")
-VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"},
+VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"},
                    "scatter": {"COMBINE": "scatter"}}
 COMBINE_MODES = ("gather", "scatter")  # PK_MOE_COMBINE (key COMBINE in a variant setting)
 

@@ -12,7 +12,7 @@ timeout ${T_TESTS:-75} python3 -m pytest -q -p no:cacheprovider tests/test_sm90_
   tests/test_sm90_kgrouped.py > "$OUT/pytest.log" 2>&1; echo "pytest rc=$?"; tail -3 "$OUT/pytest.log"
 echo "== memcheck, staged epilogue"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-PK_SM90_VARIANT_GEMM1=3 PK_SM90_VARIANT_GEMM2=3 PK_SM90_VARIANT_DX=3 timeout 40 "$CS" --tool memcheck \
+PK_SM90_VARIANT_GEMM1=4 PK_SM90_VARIANT_GEMM2=3 PK_SM90_VARIANT_DX=3 timeout 40 "$CS" --tool memcheck \
   --error-exitcode 9 --kernel-name regex=grouped_gemm python3 ci/sm90_moe_small.py 2>&1 | grep -E "ERROR SUMMARY|small case" | tee "$OUT/memcheck.txt"
 echo "== k-grouped variants, 30B"
 timeout ${T_KG:-40} python3 benchmarks/bench_kgrouped.py --shapes 30B 2>&1 | tee "$OUT/bench_kgrouped.log" | tail -6

@@ -102,14 +102,14 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 
 # Kernel variants the layer's correctness cases run under, as PK_SM90_VARIANT_<OP> settings
 # (key COMBINE: the PK_MOE_COMBINE setting): "default" = the library's choices; "staged" =
-# cooperative with the staged (shared memory + bulk copy) epilogue for GEMM 1, GEMM 2 and dX
-# (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
+# the staged (shared memory + bulk copy) epilogue for GEMM 1 (variant 4: 128 x 192 tiles; I % 96 != 0
+# falls back to cooperative), GEMM 2 and dX (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
 # of GEMM 2 + the gather-sum combine (forward only; the backward is the default one); "dh256" = dH
 # with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
-VARIANTS = {"default": {}, "staged": {"GEMM1": "3", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
+VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"}}
 
 

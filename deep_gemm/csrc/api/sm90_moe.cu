@@ -9,16 +9,16 @@
 using namespace pk::sm90;
 
 namespace {
-// variant: 0 = default, 1 = cooperative (2 warpgroups on one tile), 2 = ping-pong, 3 = GEMM 1:
-// cooperative with the staged epilogue (z through shared memory + bulk copies, overlapping the next
-// tile's MMAs; 3 pipeline stages); dH: cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1:
-// staged with 128 x 192 tiles and 4 stages (I % 96 == 0, else 1).
+// variant: 0 = default, 1 = cooperative (2 warpgroups on one tile), 2 = ping-pong, 3 = dH only:
+// cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1 only: the staged epilogue (z through
+// shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
+// (I % 96 == 0, else 1). (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
+// slower than cooperative in every run and spilled 442 B with the fast-reciprocal SiLU: removed.)
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
 using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
-using Gemm1Staged = GemmConfig<256, 3, BMode::kKMajorSplit, false, true>;
 // variant 4 (the default where I % 96 == 0): staged with 128 x (gate 96 + up 96) tiles, which leaves
-// room for 4 pipeline stages next to the staging tile (variant 3 has 3: measured slower than cooperative).
+// room for 4 pipeline stages next to the staging tile.
 using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
@@ -74,9 +74,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
     int v = variant == 0 ? default_gemm1(inter) : variant;
-    PK_REQUIRE(v >= 1 && v <= 4, "GEMM 1 variant must be 0..4, got %d", variant);
+    PK_REQUIRE(v == 1 || v == 2 || v == 4, "GEMM 1 variant must be 0, 1, 2 or 4, got %d", variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
-    if ((v == 3 || v == 4) && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
+    if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
     const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
@@ -88,8 +88,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 3)
-      launch_grouped_gemm<Gemm1Staged, AMode::kGatherPair, EpiSwiGLUFwdStaged<256>>(tb, mp, g, ep, rows, st);
     else if (v == 4)
       launch_grouped_gemm<Gemm1Staged192, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else

@@ -222,11 +222,11 @@ struct EpiStoreBf16Staged {
   }
 };
 
-// GEMM 1 forward, staged (cooperative, BN = 256 = gate 128 | up 128): z = [g | u] goes through the
-// staging buffer (the accumulator tile is exactly [g | u]); thread i of the warpgroup copies half
-// i/64 (g or u, 256 bytes) of staging row i%64 to z[row, n0..] or z[row, I + n0..]; h (a third of
-// the bytes; no room for a second staging tile next to 3 pipeline stages) is still written from
-// registers, computed from the same bf16-rounded g, u as EpiSwiGLUFwd.
+// GEMM 1 forward, staged (cooperative, BN = gate BN/2 | up BN/2; used with BN = 192): z = [g | u] goes
+// through the staging buffer (the accumulator tile is exactly [g | u]); thread i of the warpgroup
+// copies half i/64 (g or u, BN bytes) of staging row i%64 to z[row, n0..] or z[row, I + n0..]; h (a
+// third of the bytes; no room for a second staging tile next to 4 pipeline stages) is still written
+// from registers, computed from the same bf16-rounded g, u as EpiSwiGLUFwd.
 template <int BN>
 struct EpiSwiGLUFwdStaged {
   using Tile = StagedTile<BN>;
@@ -384,6 +384,7 @@ struct EpiSwiGLUBwd {
               const float da = acc(m * (BN / 2) + 4 * j + 2 * r + q);
               const float gc = fminf(gq, cl);
               const float uc = fminf(fmaxf(uq, -cl), cl);
+              // exact division, not sigmoid_f: the fast reciprocal measured slower here (see ptx.cuh)
               const float sg = 1.0f / (1.0f + __expf(-gc));
               const float si = gc * sg;
               const float h = si * uc;
