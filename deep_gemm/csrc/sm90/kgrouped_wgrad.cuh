@@ -55,17 +55,12 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          CTAs store at once and the direct store idles the tensor cores for the whole burst.
 //          Costs one stage of the ring (a 66 KiB staging tile at 128 x 256). fp32 outputs keep
 //          the direct store (their tile would be 128 KiB).
-//   L2AHEAD (lean loop only) the producer also prefetches into L2 the gathered rows of the chunk
-//          STAGES chunks past the one it issues (same tile only): gathered rows are random token
-//          rows, often DRAM misses, and the ring alone holds ~STAGES chunks of loads in flight.
-template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false, bool STAGED_ = false,
-          bool L2AHEAD_ = false>
+template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false, bool STAGED_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 2 && STAGES_ >= PEND_ + 1, "pipeline depth");
-  static_assert(!L2AHEAD_ || LEAN_, "the L2 prefetch is part of the lean producer loop");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool PF = PF_, LEAN = LEAN_, STAGED = STAGED_, L2AHEAD = L2AHEAD_;
+  static constexpr bool PF = PF_, LEAN = LEAN_, STAGED = STAGED_;
 };
 using PipeV5 = Pipe<64, 4, 1>;
 
@@ -438,27 +433,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         int na[kRowsPerThread], nb[kRowsPerThread];
         if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
-        // L2AHEAD: row indices of chunk cur_chunk + kStages of this tile (one gathered side: B if
-        // gathered, else A); thread `piece` < the side's 64-column spans prefetches span `piece`.
-        int ahead_idx[kRowsPerThread];
-        unsigned ahead_row0 = 0;
-        bool ahead = false;
-        const int* ahead_rows = p.b_rows ? p.b_rows : p.a_rows;
-        const int ahead_spans = p.b_rows ? BN / 64 : BM / 64;
-        if constexpr (P::L2AHEAD) {
-          const int ac = cur_chunk + kStages;
-          ahead = ahead_rows != nullptr && ac < cur.nch && piece < ahead_spans;
-          if (ahead) {
-            const int apc = ac + cur.rot < cur.nch ? ac + cur.rot : ac + cur.rot - cur.nch;
-            const unsigned e0 = static_cast<unsigned>(cur.end);
-            ahead_row0 = static_cast<unsigned>(cur.start) + static_cast<unsigned>(apc * BK + row_in);
-#pragma unroll
-            for (int j = 0; j < kRowsPerThread; ++j) {
-              const unsigned r = ahead_row0 + 16u * j;
-              ahead_idx[j] = __ldg(ahead_rows + (r < e0 ? r : e0 - 1u));
-            }
-          }
-        }
 
         const int s = static_cast<int>(it % kStages);
         const uint32_t phase = (it / kStages) & 1u;
@@ -499,19 +473,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
         cp_async_arrive_noinc(full_bar(s));
-        if constexpr (P::L2AHEAD) {
-          if (ahead) {
-            const bool side_b = p.b_rows != nullptr;
-            const __nv_bfloat16* col = side_b ? p.b + cur.n0 + piece * 64 : p.a + cur.m0 + piece * 64;
-            const int64_t ld = side_b ? p.N : p.M;
-            const uint64_t nrows = static_cast<uint64_t>(side_b ? p.b_num_rows : p.a_num_rows);
-            const unsigned e0 = static_cast<unsigned>(cur.end);
-#pragma unroll
-            for (int j = 0; j < kRowsPerThread; ++j)
-              if (ahead_row0 + 16u * j < e0 && static_cast<unsigned>(ahead_idx[j]) < nrows)
-                asm volatile("prefetch.global.L2 [%0];" ::"l"(col + static_cast<int64_t>(ahead_idx[j]) * ld));
-          }
-        }
         ++it;
 #pragma unroll
         for (int j = 0; j < kRowsPerThread; ++j) {
