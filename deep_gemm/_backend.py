@@ -60,6 +60,7 @@ class NativeLibrary:
         except OSError as e:
             raise KernelError(f"could not load the {arch} kernel library {path}: {e}") from e
         self._dll.pk_last_error.restype = ctypes.c_char_p
+        self._entries: dict = {}  # entry-point name -> ctypes function (restype c_int)
         abi = self._dll.pk_abi_version()
         if abi != ABI_VERSION:
             raise KernelError(f"{path} has ABI version {abi}, this deep_gemm expects {ABI_VERSION}: "
@@ -75,8 +76,11 @@ class NativeLibrary:
 
     def call(self, fn: str, *args) -> None:
         """Calls an entry point that returns a status code; raises on failure."""
-        f = getattr(self._dll, fn)
-        f.restype = ctypes.c_int
+        f = self._entries.get(fn)
+        if f is None:  # (looked up once: getattr on a CDLL and setting restype cost µs per launch)
+            f = getattr(self._dll, fn)
+            f.restype = ctypes.c_int
+            self._entries[fn] = f
         status = f(*args)
         if status != 0:
             msg = self._dll.pk_last_error().decode(errors="replace")

@@ -1,10 +1,12 @@
 """The differentiable Mega MoE layer: `mega_moe(...)` and the `MegaMoE` module.
 
-Path of one call: mega_moe (argument checks) -> moe_routing (custom op) ->
+Path of one call: mega_moe (argument checks) -> moe_routing ->
 prime_kernels::mega_moe_forward (custom op; fake impl; autograd registered) ->
 kernels.call("moe_forward") = the arch's native kernel when the device has one, else
 deep_gemm.reference.moe_forward. Backward: prime_kernels::mega_moe_backward ->
 kernels.call("moe_backward"). Semantics: deep_gemm/reference/moe.py.
+Eager calls (not torch.compile / export) run the same functions through _MegaMoEEager, a plain
+autograd.Function: the custom ops' dispatch costs tens of µs of CPU per call, forward and backward.
 
 Saved for backward: x, z_sorted (GEMM 1 pre-activation, [T*K, 2I]), topk_idx, topk_weights, the
 routing metadata and the weights (parameters, no copy). y and h are never saved; the backward
@@ -104,6 +106,13 @@ def check_moe_args(x, topk_idx, topk_weights, w13, w2, precision, activation_cla
 
 # ---- custom ops -----------------------------------------------------------------------------
 
+def _forward_call(x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
+                  activation_clamp, precision):
+    routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
+    return kernels.call("moe_forward", x.device, x, topk_idx, topk_weights, w13.to(x.dtype), w2.to(x.dtype),
+                        routing, activation_clamp, precision)
+
+
 @torch.library.custom_op("prime_kernels::mega_moe_forward", mutates_args=())
 def _mega_moe_forward(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor,
                       w13: torch.Tensor, w2: torch.Tensor, counts: torch.Tensor, offsets: torch.Tensor,
@@ -111,9 +120,8 @@ def _mega_moe_forward(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: tor
                       activation_clamp: Optional[float], precision: str,
                       grad_acc_w13: Optional[torch.Tensor] = None,
                       grad_acc_w2: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
-    routing = MoERouting(counts, offsets, sorted_pair, pair_to_sorted)
-    return kernels.call("moe_forward", x.device, x, topk_idx, topk_weights, w13.to(x.dtype), w2.to(x.dtype),
-                        routing, activation_clamp, precision)
+    return _forward_call(x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
+                         activation_clamp, precision)
 
 
 @_mega_moe_forward.register_fake
@@ -195,16 +203,42 @@ def _backward(ctx, dy, _dz):
     acc13, acc2 = ctx.accumulators
     args = (dy.contiguous(), x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
             z_sorted, ctx.activation_clamp, ctx.precision)
-    if acc13 is not None:  # fp32 main_grad accumulators (both or neither: mega_moe's argument)
+    wgrad_dtype = str(w13.dtype).removeprefix("torch.")
+    if not ctx.custom_ops:  # eager (_MegaMoEEager): the same functions without the ops' dispatch
+        dx, dw13, dw2, dtw = _backward_call(*args, "float32" if acc13 is not None else wgrad_dtype, acc13, acc2)
+        if acc13 is not None:
+            dw13 = dw2 = None
+    elif acc13 is not None:  # fp32 main_grad accumulators (both or neither: mega_moe's argument)
         dx, dtw = _mega_moe_backward_accumulate(*args, acc13, acc2)
         dw13 = dw2 = None
     else:
         # in the parameters' dtype (bf16 parameters: bf16, rounded once from the fp32 accumulation)
-        dx, dw13, dw2, dtw = _mega_moe_backward(*args, str(w13.dtype).removeprefix("torch."))
+        dx, dw13, dw2, dtw = _mega_moe_backward(*args, wgrad_dtype)
     return dx, None, dtw, dw13, dw2, None, None, None, None, None, None, None, None
 
 
-_mega_moe_forward.register_autograd(_backward, setup_context=_setup_context)
+def _setup_context_ops(ctx, inputs, output):
+    _setup_context(ctx, inputs, output)
+    ctx.custom_ops = True
+
+
+_mega_moe_forward.register_autograd(_backward, setup_context=_setup_context_ops)
+
+
+class _MegaMoEEager(torch.autograd.Function):
+    """mega_moe in eager mode: the custom op's forward, setup and backward without its dispatch."""
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        y, z = _forward_call(*inputs[:11])
+        _setup_context(ctx, inputs, (y, z))
+        ctx.custom_ops = False
+        ctx.mark_non_differentiable(z)
+        return y, z
+
+    @staticmethod
+    def backward(ctx, dy, dz):
+        return _backward(ctx, dy, dz)
 
 
 # ---- public entry -----------------------------------------------------------------------------
@@ -252,8 +286,8 @@ def mega_moe(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor
         n = topk_idx.numel()
         for name, t, size in zip(MoERouting._fields, routing, (E, E + 1, n, n)):
             check_tensor(f"routing.{name}", t, dtypes=(torch.int32,), shape=(size,), device=x.device)
-    y, _ = _mega_moe_forward(x, topk_idx, topk_weights, w13, w2, *routing, activation_clamp, precision,
-                             acc13, acc2)
+    op = _mega_moe_forward if torch.compiler.is_compiling() or is_tracing(x) else _MegaMoEEager.apply
+    y, _ = op(x, topk_idx, topk_weights, w13, w2, *routing, activation_clamp, precision, acc13, acc2)
     return y
 
 

@@ -25,8 +25,7 @@ class MoERouting(NamedTuple):
     pair_to_sorted: torch.Tensor  # int32 [T*K]: sorted position of each pair, -1 if masked
 
 
-@torch.library.custom_op("prime_kernels::moe_routing", mutates_args=())
-def _moe_routing_op(topk_idx: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+def _routing(topk_idx: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     backend = backend_for(topk_idx.device)
     if not backend.has(_ENTRY):
         return reference.moe_routing(topk_idx, num_experts)
@@ -47,6 +46,11 @@ def _moe_routing_op(topk_idx: torch.Tensor, num_experts: int) -> tuple[torch.Ten
                  ctypes.c_int(num_experts), ptr(workspace), ptr(counts), ptr(offsets),
                  ptr(sorted_pair), ptr(pair_to_sorted), stream_of(dev))
     return counts, offsets, sorted_pair, pair_to_sorted
+
+
+@torch.library.custom_op("prime_kernels::moe_routing", mutates_args=())
+def _moe_routing_op(topk_idx: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    return _routing(topk_idx, num_experts)
 
 
 @_moe_routing_op.register_fake
@@ -72,4 +76,8 @@ def moe_routing(topk_idx: torch.Tensor, num_experts: int, *, validate: bool = Tr
             v = topk_idx[bad][0].item()
             raise ValueError(f"topk_idx must hold expert indices in [-1, {num_experts}) "
                              f"(-1 = masked slot); found {v}")
-    return MoERouting(*_moe_routing_op(topk_idx, num_experts))
+    # Eager calls skip the custom op's dispatch (tens of µs of CPU, which the GPU waits out when the
+    # routing kernels are the first work of a step); torch.compile / export trace the custom op.
+    if torch.compiler.is_compiling() or isinstance(topk_idx, torch._subclasses.FakeTensor):
+        return MoERouting(*_moe_routing_op(topk_idx, num_experts))
+    return MoERouting(*_routing(topk_idx, num_experts))

@@ -132,14 +132,16 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
     if scatter:
         _lib(dev, "pk_sm90_moe_gemm2_scatter")  # an older library without it: say so, do not fall back
     x, w13, w2 = _c(x), _c(w13), _c(w2)
-    tw = _c(topk_weights.to(torch.float32))
     h = torch.empty(n, I, dtype=_BF16, device=dev)
-    o = None if scatter else torch.empty(n, H, dtype=_BF16, device=dev)
     with torch.cuda.device(dev):
         s = stream_of(dev)
+        # GEMM 1 goes first; what only GEMM 2 and the combine need is prepared while it runs (the
+        # routing kernels before it take ~25 µs, so host work here is GPU idle time).
         lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h),
                  _clamp_arg(activation_clamp), _variant("GEMM1"), s)
+        tw = _c(topk_weights.to(torch.float32))
+        o = None if scatter else torch.empty(n, H, dtype=_BF16, device=dev)
         if scatter:
             # GEMM 2 adds w * row straight into the token's fp32 row (atomics), then one rounding to bf16.
             y32 = torch.zeros(T, H, dtype=torch.float32, device=dev)
