@@ -54,11 +54,12 @@ def variants(shape, T, E, K):
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
             for dt in (torch.float32, torch.bfloat16)}
 
-    def wgrad(dt, which, variant=0, debug=0):
+    def wgrad(dt, which, variant=0, debug=0, accumulate=False):
         o2, o13 = outs[dt]
+        kw = dict(_variant=variant, _debug=debug, accumulate=accumulate)
         if which == "dW2":
-            return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, _variant=variant, _debug=debug)
-        return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, _variant=variant, _debug=debug)
+            return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, **kw)
+        return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, **kw)
     o = torch.empty(n, H, dtype=torch.bfloat16, device=dev)
     h = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
 
@@ -95,6 +96,9 @@ def variants(shape, T, E, K):
             **{f"{which} {dn} out, wgrad variant {name}": (wgrad(dt, which, v), f * (1 if which == "dW2" else 2))
                for name, v in VARIANTS.items() if v >= 8
                for which in ("dW2", "dW1") for dn, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32))},
+            **{f"{which} fp32 accumulate, wgrad variant {name}": (wgrad(torch.float32, which, v, accumulate=True),
+                                                                 f * (1 if which == "dW2" else 2))
+               for name, v in VARIANTS.items() if v in (8, 12) for which in ("dW2", "dW1")},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
             "dW1 fp32 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.float32, "dW1", 0, 512), 2 * f)}
 

@@ -33,6 +33,7 @@ VARIANTS = {
     "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
     "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages): DEFAULT (bf16 out)
     "v7_bk128_wait0_lean": 11,  # v6_pf_lean with 128-row chunks, wait_group 0
+    "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds
 }
 
 

@@ -30,6 +30,8 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      the next tile's MMAs): 3 stages at 128 x 256, 4 at 128 x 128. fp32 outs store directly.
 //  11  8 with 128-row chunks, wait_group 0 (variant 4's early release, which beat 3 by 14 %
 //      before the lean loop existed).
+//  12  10 with fp32 outs staged as well: two column halves through the same buffer, and
+//      accumulate as bulk fp32 adds (cp.reduce.async.bulk) instead of load-add-store.
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -38,7 +40,7 @@ constexpr int kDefaultVariant = 8;
 // dW2 3.40 vs 4.21, dW1 7.05 vs 7.55 (results/session3/run2_interleaved_wgrad.log). With an fp32 out it
 // only loses a stage (0.964 vs 0.942 ms), so fp32 keeps 8.
 constexpr int kDefaultVariantBf16 = 10;
-constexpr int kNumVariants = 11;
+constexpr int kNumVariants = 12;
 
 // Most stages of BK rows that fit, capped at `cap`.
 template <int BM, int BN, int BK>
@@ -163,6 +165,12 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 10:
       if constexpr (BM == 128)
         launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 1, true, true, true>>(p, map, max_ctas, stream);
+      else
+        launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
+      break;
+    case 12:
+      if constexpr (BM == 128)
+        launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 1, true, true, true, true>>(p, map, max_ctas, stream);
       else
         launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
       break;

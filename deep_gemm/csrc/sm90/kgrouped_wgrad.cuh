@@ -53,14 +53,18 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          per row), and the consumers go straight into the next tile's MMAs while the copies
 //          drain. Every tile has the same length (~1024 rows per expert in an MoE layer), so all
 //          CTAs store at once and the direct store idles the tensor cores for the whole burst.
-//          Costs one stage of the ring (a 66 KiB staging tile at 128 x 256). fp32 outputs keep
-//          the direct store (their tile would be 128 KiB).
-template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false, bool STAGED_ = false>
+//          Costs one stage of the ring (a 66 KiB staging tile at 128 x 256). An fp32 tile is twice
+//          that, so it goes through the same buffer in two column halves (the second waits until
+//          the bulk engine has read the first), and accumulate becomes a bulk fp32 add into out.
+//   STAGED_F32 (with STAGED) fp32 outputs go through the staging buffer too (else: direct stores).
+template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false, bool STAGED_ = false,
+          bool STAGED_F32_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 2 && STAGES_ >= PEND_ + 1, "pipeline depth");
+  static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool PF = PF_, LEAN = LEAN_, STAGED = STAGED_;
+  static constexpr bool PF = PF_, LEAN = LEAN_, STAGED = STAGED_, STAGED_F32 = STAGED_F32_;
 };
 using PipeV5 = Pipe<64, 4, 1>;
 
@@ -655,11 +659,43 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           continue;
         }
+        if constexpr (P::STAGED_F32) {
+          // fp32: columns [BN/2 * half, BN/2 * (half + 1)) per pass, staging row pitch 2 BN + 16
+          // bytes (the bf16 tile's), v2 stores: a warp's 8 rows x 32 bytes hit 2 wavefronts.
+          constexpr int kHalf = BN / 2;
+          constexpr uint32_t kPitch = StagedTile<BN>::kRowBytes;
+          const uint32_t buf = staging_base + cw * 64 * kPitch;
+          const bool issuer = lane < 16;
+          const int srow = warp * 16 + lane;
+          const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + srow;
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            if (issuer) bulk_wait_read_all();  // the previous pass's copies have read the buffer
+            named_bar_sync(1 + cw, 128);
+#pragma unroll
+            for (int jj = 0; jj < kHalf / 8; ++jj)
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int v = 4 * (half * (kHalf / 8) + jj) + 2 * h;
+                const uint32_t addr = buf + (warp * 16 + (lane >> 2) + 8 * h) * kPitch + (8 * jj + 2 * (lane & 3)) * 4;
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
+                             : "memory");
+              }
+            fence_proxy_async_smem();
+            named_bar_sync(1 + cw, 128);
+            if (issuer) {
+              float* dst = p.out + orow * p.N + ti.n0 + half * kHalf;
+              if (p.accumulate) bulk_reduce_add_f32_s2g(dst, buf + srow * kPitch, kHalf * 4);
+              else bulk_store_s2g(dst, buf + srow * kPitch, kHalf * 4);
+              bulk_commit();
+            }
+          }
+        }
       }
       // Epilogue. Accumulator fragment of wgmma m64nBN (fp32): register 4j + 2h + e holds
-      // row 16 warp + lane/4 + 8h, column 8j + 2 (lane % 4) + e.
+      // row 16 warp + lane/4 + 8h, column 8j + 2 (lane % 4) + e. (STAGED_F32 has done every case.)
 #pragma unroll
-      for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
+      for (int mb = 0; mb < (P::STAGED_F32 ? 0 : Cfg::kMBlocks); ++mb) {
         const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64 +
                              warp * 16 + (lane >> 2);
         const int64_t obase = orow * p.N + ti.n0 + 2 * (lane & 3);
@@ -723,7 +759,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     if constexpr (P::STAGED) {
-      if (lane < 16) bulk_wait_all();  // this lane's last bulk copies have landed
+      if (lane < 16) bulk_wait_all();  // this lane's last bulk copies (stores or adds) have landed
     }
   }
   // With a cluster, neither CTA may exit while its peer can still arrive on its barriers or

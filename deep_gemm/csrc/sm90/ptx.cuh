@@ -114,6 +114,13 @@ __device__ __forceinline__ void bulk_store_s2g(void* gdst, uint32_t ssrc, uint32
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gdst), "r"(ssrc), "r"(bytes)
                : "memory");
 }
+// Bulk element-wise fp32 add of `bytes` from shared into global memory (the reduction is done at
+// L2, no read back here), tracked by this thread's bulk async-groups like bulk_store_s2g.
+__device__ __forceinline__ void bulk_reduce_add_f32_s2g(float* gdst, uint32_t ssrc, uint32_t bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;" ::"l"(gdst), "r"(ssrc),
+               "r"(bytes)
+               : "memory");
+}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // This thread's committed bulk groups have finished READING their shared-memory source.
 __device__ __forceinline__ void bulk_wait_read_all() {
