@@ -20,7 +20,7 @@ from . import NotSupportedHere
 
 _ENTRY = "pk_sm90_k_grouped_wgrad"
 
-# Pipeline variants of the kernel (the entry point's `variant`; 0 there = its kDefaultVariant).
+# Pipeline variants of the kernel (the entry point's `variant`; 0 there = its default for the out dtype).
 VARIANTS = {
     "v5_bk64_wait1": 1,     # 64-row chunks, 4 stages, wgmma.wait_group 1 (the default until v6)
     "v6_bk64_wait2": 2,     # 64-row chunks, wait_group 2: two chunks in flight per consumer
@@ -33,7 +33,7 @@ VARIANTS = {
     "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
     "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages): DEFAULT (bf16 out)
     "v7_bk128_wait0_lean": 11,  # v6_pf_lean with 128-row chunks, wait_group 0
-    "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds
+    "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds: DEFAULT (accumulate)
 }
 
 
@@ -63,7 +63,9 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     64-row chunks, 4 stages, wait_group 1; 2 = wait_group 2, two chunks in flight per consumer;
     3 = 128-row chunks, wait_group 1; 4 = 128-row chunks, wait_group 0; 5 = v5 + L1 prefetch of
     each tile's gathered row indices; 6 = 3 + 5; 7 = 2 + 5; 8 = 5 + lean producer loop; 9 = 8 with
-    128-row chunks). See VARIANTS.
+    128-row chunks; 10 = 8 + the staged bf16 epilogue; 11 = 8 with 128-row chunks and wait_group 0;
+    12 = 10 + fp32 outs staged, accumulate by bulk fp32 adds). The default is 10 for a bf16 out, 12
+    to accumulate, 8 otherwise. See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

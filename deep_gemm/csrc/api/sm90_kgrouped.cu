@@ -40,6 +40,11 @@ constexpr int kDefaultVariant = 8;
 // dW2 3.40 vs 4.21, dW1 7.05 vs 7.55 (results/session3/run2_interleaved_wgrad.log). With an fp32 out it
 // only loses a stage (0.964 vs 0.942 ms), so fp32 keeps 8.
 constexpr int kDefaultVariantBf16 = 10;
+// fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
+// interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1
+// 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
+// the bulk engine's reads), so it keeps 8 (results/session3/run7_interleaved_f32.log).
+constexpr int kDefaultVariantAccumulate = 12;
 constexpr int kNumVariants = 12;
 
 // Most stages of BK rows that fit, capped at `cap`.
@@ -241,7 +246,10 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant >= 0 && variant <= kNumVariants, "variant must be in [0, %d], got %d",
                kNumVariants, variant);
-    const int v = variant != 0 ? variant : out_bf16 ? kDefaultVariantBf16 : kDefaultVariant;
+    const int v = variant != 0 ? variant
+                  : out_bf16   ? kDefaultVariantBf16
+                  : accumulate ? kDefaultVariantAccumulate
+                               : kDefaultVariant;
     if (block_n == 256 && N % 256 != 0)
       pk::fail(pk::kNotSupported, "block_n 256 needs N %% 256 == 0, got N=%d", N);
 
