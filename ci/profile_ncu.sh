@@ -11,6 +11,8 @@ timeout ${T_NCU:-240} "$NCU" --profile-from-start off --clock-control none \
   --kernel-name regex:'grouped_gemm|kgrouped' \
   --launch-count ${NCU_KERNELS:-8} --section SpeedOfLight \
   --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats \
+  --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+  --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,lts__t_sectors.sum.pct_of_peak_sustained_elapsed,smsp__cycles_active.avg,sm__cycles_elapsed.avg.per_second \
   --export "$OUT/ncu_$SHAPE" --force-overwrite \
   python3 benchmarks/profile_moe.py --shape "$SHAPE" > "$OUT/ncu_$SHAPE.log" 2>&1
 echo "ncu rc=$?"; tail -3 "$OUT/ncu_$SHAPE.log"
@@ -23,7 +25,10 @@ if not rows:
     print("no ncu rows"); sys.exit(0)
 hdr, data = rows[0], rows[1:]
 col = {h: i for i, h in enumerate(hdr)}
-want = ["Duration", "Compute (SM) Throughput", "Memory Throughput", "DRAM Throughput", "Registers Per Thread",
+want = ["Duration", "SM Frequency", "Compute (SM) Throughput", "Memory Throughput", "DRAM Throughput", "L2 Cache Throughput",
+        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+        "lts__t_sectors.sum.pct_of_peak_sustained_elapsed", "Registers Per Thread",
         "Achieved Occupancy", "Issue Slots Busy", "No Eligible", "Warp Cycles Per Issued Instruction",
         "L1/TEX Hit Rate", "L2 Hit Rate", "Dynamic Shared Memory Per Block", "Block Limit Registers"]
 per = collections.OrderedDict()
