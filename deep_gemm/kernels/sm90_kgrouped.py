@@ -34,6 +34,8 @@ VARIANTS = {
     "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages): DEFAULT (bf16 out)
     "v7_bk128_wait0_lean": 11,  # v6_pf_lean with 128-row chunks, wait_group 0
     "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds: DEFAULT (accumulate)
+    "v8_staged_wait0": 13,  # v8_staged_f32 with wait_group 0: the producer runs two chunks ahead, not one
+    "v8_lean_wait0": 14,    # v6_pf_lean with wait_group 0
 }
 
 

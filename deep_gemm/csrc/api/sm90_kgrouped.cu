@@ -32,6 +32,9 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      before the lean loop existed).
 //  12  10 with fp32 outs staged as well: two column halves through the same buffer, and
 //      accumulate as bulk fp32 adds (cp.reduce.async.bulk) instead of load-add-store.
+//  13  12 with wait_group 0 (release the stage just used): with 3 stages and one chunk's wgmma
+//      in flight the consumers hold 2 of them and the producer runs only one chunk ahead.
+//  14  8 with wait_group 0 (4 stages).
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -45,7 +48,7 @@ constexpr int kDefaultVariantBf16 = 10;
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
 // the bulk engine's reads), so it keeps 8 (results/session3/run7_interleaved_f32.log).
 constexpr int kDefaultVariantAccumulate = 12;
-constexpr int kNumVariants = 12;
+constexpr int kNumVariants = 14;
 
 // Most stages of BK rows that fit, capped at `cap`.
 template <int BM, int BN, int BK>
@@ -178,6 +181,15 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
         launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 1, true, true, true, true>>(p, map, max_ctas, stream);
       else
         launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
+      break;
+    case 13:
+      if constexpr (BM == 128)
+        launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 0, true, true, true, true>>(p, map, max_ctas, stream);
+      else
+        launch<BM, BN, MC, Pipe<64, 4, 0, true, true>>(p, map, max_ctas, stream);
+      break;
+    case 14:
+      launch<BM, BN, MC, Pipe<64, 4, 0, true, true>>(p, map, max_ctas, stream);
       break;
     case 11: {
       constexpr int st = stages_that_fit<BM, BN, 128>(3);
