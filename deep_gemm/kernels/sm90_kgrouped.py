@@ -31,10 +31,10 @@ VARIANTS = {
     "v6_bk64_wait2_pf": 7,  # wait_group 2, index prefetch
     "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free): DEFAULT (fp32 out)
     "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
-    "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages): DEFAULT (bf16 out)
+    "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "v7_bk128_wait0_lean": 11,  # v6_pf_lean with 128-row chunks, wait_group 0
-    "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds: DEFAULT (accumulate)
-    "v8_staged_wait0": 13,  # v8_staged_f32 with wait_group 0: the producer runs two chunks ahead, not one
+    "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds
+    "v8_staged_wait0": 13,  # v8_staged_f32 with wait_group 0 (two chunks of lookahead): DEFAULT (bf16 out, accumulate)
     "v8_lean_wait0": 14,    # v6_pf_lean with wait_group 0
 }
 
@@ -66,8 +66,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     3 = 128-row chunks, wait_group 1; 4 = 128-row chunks, wait_group 0; 5 = v5 + L1 prefetch of
     each tile's gathered row indices; 6 = 3 + 5; 7 = 2 + 5; 8 = 5 + lean producer loop; 9 = 8 with
     128-row chunks; 10 = 8 + the staged bf16 epilogue; 11 = 8 with 128-row chunks and wait_group 0;
-    12 = 10 + fp32 outs staged, accumulate by bulk fp32 adds). The default is 10 for a bf16 out, 12
-    to accumulate, 8 otherwise. See VARIANTS.
+    12 = 10 + fp32 outs staged, accumulate by bulk fp32 adds; 13 = 12 with wait_group 0; 14 = 8 with
+    wait_group 0). The default is 13 for a bf16 out and to accumulate, 8 otherwise. See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

@@ -42,12 +42,15 @@ constexpr int kDefaultVariant = 8;
 // 2026-11-30, interleaved, bf16 out, 10 vs 8: 30B dW2 0.874 vs 0.984 ms, dW1 1.702 vs 1.904; 235B
 // dW2 3.40 vs 4.21, dW1 7.05 vs 7.55 (results/session3/run2_interleaved_wgrad.log). With an fp32 out it
 // only loses a stage (0.964 vs 0.942 ms), so fp32 keeps 8.
-constexpr int kDefaultVariantBf16 = 10;
+// Then 13 (the same with wait_group 0, so the producer runs two chunks ahead instead of one) vs 10,
+// interleaved: 30B dW2 0.929 vs 0.939, dW1 1.762 vs 1.822; 235B dW2 3.43 vs 3.88, dW1 6.96 vs 6.99;
+// accumulate even (results/session3/run10_interleaved_wait0.log).
+constexpr int kDefaultVariantBf16 = 13;
 // fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
 // interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
 // the bulk engine's reads), so it keeps 8 (results/session3/run7_interleaved_f32.log).
-constexpr int kDefaultVariantAccumulate = 12;
+constexpr int kDefaultVariantAccumulate = 13;
 constexpr int kNumVariants = 14;
 
 // Most stages of BK rows that fit, capped at `cap`.
