@@ -134,6 +134,18 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
   PK_CHECK_LAUNCH();
 }
 
+// A staged pipeline (64-row chunks, index prefetch, lean producer; bf16 outs through shared memory,
+// fp32 ones too with F32) with `PEND` wgmma chunks in flight: 3 stages next to the staging tile at
+// 128 x 256, 4 at 128 x 128. The staging tile holds 64 rows per consumer warpgroup, so 256 x 128
+// tiles take the unstaged lean pipeline instead.
+template <int BM, int BN, bool MC, int PEND, bool F32>
+void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  if constexpr (BM == 128)
+    launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, PEND, true, true, true, F32>>(p, map, max_ctas, stream);
+  else
+    launch<BM, BN, MC, Pipe<64, 4, PEND, true, true>>(p, map, max_ctas, stream);
+}
+
 template <int BM, int BN, bool MC>
 void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   switch (variant) {
@@ -174,22 +186,13 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
       break;
     }
     case 10:
-      if constexpr (BM == 128)
-        launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 1, true, true, true>>(p, map, max_ctas, stream);
-      else
-        launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, MC, 1, false>(p, map, max_ctas, stream);
       break;
     case 12:
-      if constexpr (BM == 128)
-        launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 1, true, true, true, true>>(p, map, max_ctas, stream);
-      else
-        launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, MC, 1, true>(p, map, max_ctas, stream);
       break;
     case 13:
-      if constexpr (BM == 128)
-        launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, 0, true, true, true, true>>(p, map, max_ctas, stream);
-      else
-        launch<BM, BN, MC, Pipe<64, 4, 0, true, true>>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, MC, 0, true>(p, map, max_ctas, stream);
       break;
     case 14:
       launch<BM, BN, MC, Pipe<64, 4, 0, true, true>>(p, map, max_ctas, stream);
