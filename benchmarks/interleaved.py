@@ -90,6 +90,12 @@ def variants(shape, T, E, K):
             "dX ping-pong, A by TMA": (a_load("tma", dx(2)), 2 * f),
             "dX staged, A by TMA": (a_load("tma", dx(3)), 2 * f),
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
+            # + 16: the same with 2-CTA clusters multicasting the weight tile
+            "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
+            "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),
+            "GEMM 2 staged, 2-CTA B multicast": (a_load("tma", gemm2(19)), f),
+            "dX, 2-CTA B multicast": (a_load("tma", dx(17)), 2 * f),
+            "dX staged, 2-CTA B multicast": (a_load("tma", dx(19)), 2 * f),
             "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
             "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),
             "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f),

@@ -110,7 +110,10 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
-            "dh256": {"DH": "3"}, "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"}}
+            "dh256": {"DH": "3"}, "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
+            # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
+            "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
+            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -194,7 +197,7 @@ def test_moe_cuda_graph(rng, variant):
 
 
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked")])
-@pytest.mark.parametrize("other", ["staged", "gemm1_coop"])
+@pytest.mark.parametrize("other", ["staged", "gemm1_coop", "cluster", "cluster_coop"])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, other, rng, monkeypatch):
     """The staged epilogues store the same bf16 values as the cooperative one: y, z, dx, dtw equal bitwise."""
     sm90 = _sm90()

@@ -16,10 +16,11 @@ namespace {
 // variant: 0 = default, 1 = cooperative 128 x 256 (2 warpgroups on one tile), 2 = ping-pong 128 x 128,
 // 3 = cooperative 128 x 256 with the staged epilogue (smem + bulk-copy store overlapping the next
 // tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile).
-template <bool PP, BMode BM>
-using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP>;
-template <BMode BM>
-using CfgStaged = GemmConfig<256, 3, BM, false, true>;
+// variant | kVariantCluster (1 or 3 only): the same with 2-CTA clusters multicasting B.
+template <bool PP, BMode BM, bool MC = false>
+using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC>;
+template <BMode BM, bool MC = false>
+using CfgStaged = GemmConfig<256, 3, BM, false, true, MC>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -67,7 +68,10 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
     GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
     int v = variant == 0 ? default_variant(b_mn_major != 0, k, a_index) : variant;
-    PK_REQUIRE(v >= 1 && v <= 3, "variant must be 0..3, got %d", variant);
+    const bool mc = (v & kVariantCluster) != 0;
+    v &= ~kVariantCluster;
+    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2),
+               "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters), got %d", kVariantCluster, variant);
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
     if (v == 3 && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
@@ -86,12 +90,17 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
       if (pp) dispatch_a<Cfg<true, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && mc) dispatch_a<CfgStaged<BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (mc) dispatch_a<Cfg<false, BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else dispatch_a<Cfg<false, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
     } else {
-      const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, bn);
+      // with a cluster each CTA loads half of the B rows: a box of bn / 2
+      const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn);
       if (pp) dispatch_a<Cfg<true, BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && mc) dispatch_a<CfgStaged<BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (mc) dispatch_a<Cfg<false, BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else dispatch_a<Cfg<false, BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
     }
   });

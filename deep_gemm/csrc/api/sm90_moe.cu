@@ -20,12 +20,16 @@ using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
 // variant 4 (the default where I % 96 == 0): staged with 128 x (gate 96 + up 96) tiles, which leaves
 // room for 4 pipeline stages next to the staging tile.
 using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
+// variant | kVariantCluster (GEMM 1: 1 or 4; dH: 3): the same with 2-CTA clusters multicasting B.
+using Gemm1CoopMC = GemmConfig<256, 4, BMode::kKMajorSplit, false, false, true>;
+using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
 // variant 3 for dH: cooperative 128 x 256 (half the gathered-dy loads and m64n256 MMAs), z loaded in
 // the epilogue (no registers to prefetch it next to 128 accumulators); needs I % 256 == 0.
 using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
+using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -74,7 +78,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
     int v = variant == 0 ? default_gemm1(inter) : variant;
-    PK_REQUIRE(v == 1 || v == 2 || v == 4, "GEMM 1 variant must be 0, 1, 2 or 4, got %d", variant);
+    const bool mc = (v & kVariantCluster) != 0;
+    v &= ~kVariantCluster;
+    PK_REQUIRE(v == 1 || v == 2 || v == 4, "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters), got %d",
+               kVariantCluster, variant);
+    PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
@@ -88,6 +96,10 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
+    else if (v == 4 && mc)
+      launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
+    else if (mc)
+      launch_grouped_gemm<Gemm1CoopMC, AMode::kGatherPair, EpiSwiGLUFwd<256, 1>>(tb, mp, g, ep, rows, st);
     else if (v == 4)
       launch_grouped_gemm<Gemm1Staged192, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else
@@ -108,6 +120,10 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
+    const bool mc = (v & kVariantCluster) != 0;
+    v &= ~kVariantCluster;
+    PK_REQUIRE(v >= 1 && v <= 3 && (!mc || v == 3), "dH variant must be 0..3 or 3 plus %d (2-CTA clusters), got %d",
+               kVariantCluster, variant);
     if (v == 3 && inter % 256 != 0) v = 1;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
@@ -123,6 +139,8 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     auto st = static_cast<cudaStream_t>(stream);
     if (v == 2)
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
+    else if (v == 3 && mc)
+      launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else

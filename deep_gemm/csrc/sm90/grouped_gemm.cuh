@@ -36,8 +36,9 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     mbar_init(&done[1], 4);
     fence_barrier_init();
   }
-  Scheduler<kBM> sched;
+  SchedulerOf<Cfg> sched;
   sched.init(groups, mp.n_blocks, sched_ints);  // ends with __syncthreads (also publishes barriers)
+  if constexpr (Cfg::kCluster) cluster_sync();  // the peer's barriers exist before any multicast or remote arrive
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
@@ -58,9 +59,9 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     const int total = sched.total_tiles();
     const int k_blocks = mp.k / kBK;
     int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
-    for (int tile = blockIdx.x; tile < total; tile += gridDim.x, ++j) {
+    for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : gridDim.x, ++j) {
       if (Cfg::kPingPong && (j & 1) != wg - 1) continue;
-      const TileCoord c = sched.coord(tile);
+      const TileCoord c = cta_tile<Cfg>(sched, unit);
       typename Epi::Pre pre;
       Epi::prefetch(ep, c, wg - 1, pre);
       uint32_t it = static_cast<uint32_t>(j) * k_blocks;
@@ -72,12 +73,15 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
         if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
       }
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
-                             Cfg::kPingPong ? &done[wg - 1] : nullptr);
+                             Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
       if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c);
       else Epi::apply(ep, c, wg - 1, accum, pre);
     }
     if constexpr (Cfg::kStagedStore) Epi::finish();  // this thread's bulk stores are done before exit
   }
+  // With a cluster neither CTA may exit while its peer can still multicast into it or arrive on
+  // its barriers.
+  if constexpr (Cfg::kCluster) cluster_sync();
 #endif
 }
 

@@ -42,10 +42,14 @@ inline int num_sms() {
   return n;
 }
 
-// Upper bound on the m-tiles of a grouped layout, without reading the device sizes.
-inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows) {
-  if (g.mode == GroupMode::kMasked) return (int64_t)g.num_groups * ((g.max_m + kBM - 1) / kBM);
-  return (max_rows + kBM - 1) / kBM + g.num_groups;  // offsets / psum: each group adds <= 1 partial tile
+// `variant | kVariantCluster` asks an entry point for the cooperative form of its variant with 2-CTA
+// clusters multicasting the weight tile (GemmConfig's Cluster_).
+constexpr int kVariantCluster = 16;
+
+// Upper bound on the m-tiles (of bm rows) of a grouped layout, without reading the device sizes.
+inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows, int bm = kBM) {
+  if (g.mode == GroupMode::kMasked) return (int64_t)g.num_groups * ((g.max_m + bm - 1) / bm);
+  return (max_rows + bm - 1) / bm + g.num_groups;  // offsets / psum: each group adds <= 1 partial tile
 }
 
 template <class Cfg, AMode AM, class Epi>
@@ -55,13 +59,35 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
              g.num_groups);
-  const int64_t tiles = max_m_tiles(g, max_rows) * mp.n_blocks;
-  if (tiles == 0 || max_rows == 0) return;
-  const int grid = (int)(tiles < num_sms() ? tiles : num_sms());
+  // units: m-tiles, or with a 2-CTA cluster pairs of m-tiles (one per cluster at a time)
+  const int64_t units = max_m_tiles(g, max_rows, Cfg::kCluster ? 2 * kBM : kBM) * mp.n_blocks;
+  if (units == 0 || max_rows == 0) return;
   auto kernel = grouped_gemm_kernel<Cfg, AM, Epi>;
   // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  kernel<<<grid, kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, mp, g, ep);
+  if constexpr (Cfg::kCluster) {
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 2;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cfg.blockDim = dim3(kNumThreads, 1, 1);
+    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+    cfg.stream = stream;
+    cfg.gridDim = dim3(2, 1, 1);
+    int clusters = 0;
+    PK_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    PK_REQUIRE(clusters > 0, "no 2-CTA cluster of this kernel fits on the device");
+    const int64_t n = units < clusters ? units : clusters;
+    cfg.gridDim = dim3(static_cast<unsigned>(2 * n), 1, 1);
+    PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, mp, g, ep));
+  } else {
+    const int grid = (int)(units < num_sms() ? units : num_sms());
+    kernel<<<grid, kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, mp, g, ep);
+  }
   PK_CHECK_LAUNCH();
 }
 

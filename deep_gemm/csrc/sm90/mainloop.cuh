@@ -60,7 +60,15 @@ enum class BMode : int {
 // buffer (kBM rows of BN + 8 elements; the 16-byte pad per row keeps stmatrix conflict-free) and
 // stores it with one bulk copy per row, so the consumers start the next tile's MMAs while the copy
 // engine drains the previous tile (EpiStoreBf16Staged in epilogue.cuh).
-template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false>
+//
+// Cluster_ (cooperative only): 2-CTA clusters on the two m-tiles of a 256-row pair of one group,
+// same n-block. Each CTA loads half of every B (weight) k-block and multicasts it to both, so B
+// crosses L2 -> SM once per pair instead of once per CTA (A is each CTA's own). A stage may be
+// refilled only when the consumers of both CTAs have released it (the peer writes into it), so
+// the empty barriers count both CTAs' consumer warps. The pair's second m-tile may lie past the
+// group's end: that CTA loads its half of B, skips its MMAs and stores nothing.
+template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
+          bool Cluster_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -69,7 +77,9 @@ struct GemmConfig {
   static constexpr bool kPingPong = PingPong_;
   static constexpr int kWgRows = kPingPong ? 128 : 64;  // rows of the tile one warpgroup computes
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
-  static constexpr int kConsumerArrivals = kPingPong ? 4 : 8;  // warps releasing a stage
+  static constexpr bool kCluster = Cluster_;
+  static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
+  static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
   using T = cute::bfloat16_t;
   using SmemLayoutA = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
                                                    cute::Shape<cute::Int<kWgRows>, cute::Int<kBK>>{}));
@@ -112,11 +122,62 @@ struct MainloopParams {
   int n_blocks;
 };
 
-// B tile of k-block kb (TMA, issued by one thread) into stage buffer dst.
+// Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
+// 2-CTA cluster a unit is a 256-row pair of m-tiles (the kernel's Scheduler counts 2 * kBM rows per
+// m-tile) and cluster rank r takes the pair's m-tile r. (Staged-store configs re-read %nctaid at
+// each step: with 3 stages the 72-register producer otherwise spilled the hoisted grid stride.)
+template <class Cfg>
+__device__ __forceinline__ int first_unit() { return Cfg::kCluster ? blockIdx.x / 2 : blockIdx.x; }
+template <class Cfg>
+__device__ __forceinline__ int unit_step() {
+  if constexpr (Cfg::kCluster) return grid_ctas() / 2;
+  else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
+}
+template <class Cfg>
+using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM>;
+template <class Cfg>
+__device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int unit) {
+  TileCoord c = sched.coord(unit);
+  if constexpr (Cfg::kCluster) c.m_block = 2 * c.m_block + static_cast<int>(cluster_ctarank());
+  return c;
+}
+// False only for a cluster's second m-tile past its group's end.
+__device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
+
+// A consumer warp releases a stage: to its own CTA, or with a cluster to both (the peer multicasts
+// into this CTA's copy of the stage too).
+template <class Cfg>
+__device__ __forceinline__ void release_stage(uint64_t* bar) {
+  if constexpr (Cfg::kCluster) {
+    mbar_arrive_cluster(bar, 0);
+    mbar_arrive_cluster(bar, 1);
+  } else {
+    mbar_arrive(bar);
+  }
+}
+
+// B tile of k-block kb (TMA, issued by one thread) into stage buffer dst. With a cluster this CTA
+// loads half of it (its rank's half of the boxes; K-major B: a tensor map box of BN/2 rows) and
+// multicasts it to both CTAs.
 template <class Cfg>
 __device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap* tmap_b, uint64_t* bar, const MainloopParams& p,
                                        const TileCoord& c, int kb) {
-  if constexpr (Cfg::kBMode == BMode::kKMajor) {
+  if constexpr (Cfg::kCluster) {
+    const int r = static_cast<int>(cluster_ctarank());
+    constexpr uint16_t kBoth = 3;
+    if constexpr (Cfg::kBMode == BMode::kKMajor) {
+      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, c.n_block * Cfg::BN + r * (Cfg::BN / 2),
+                     c.group, kBoth);
+    } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
+      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, r * p.b_split + c.n_block * (Cfg::BN / 2),
+                     c.group, kBoth);
+    } else {
+      static_assert(Cfg::BN % 128 == 0, "MN-major B splits into two halves of 64-column boxes");
+#pragma unroll
+      for (int q = r * (Cfg::BN / 128); q < (r + 1) * (Cfg::BN / 128); ++q)
+        tma_load_3d_mc(dst + q * (64 * kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * kBK, c.group, kBoth);
+    }
+  } else if constexpr (Cfg::kBMode == BMode::kKMajor) {
     tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * Cfg::BN, c.group);
   } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
     tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * (Cfg::BN / 2), c.group);
@@ -130,7 +191,7 @@ __device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap* tmap_b, 
 
 // Producer with A by TMA as well: one thread issues both tiles of every stage.
 template <class Cfg>
-__device__ __forceinline__ void producer_loop_tma(const Scheduler<kBM>& sched, const MainloopParams& p,
+__device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                                   const CUtensorMap* tmap_b, const CUtensorMap* tmap_a,
                                                   uint8_t* smem_a, uint8_t* smem_b, uint64_t* full,
                                                   uint64_t* empty) {
@@ -139,21 +200,22 @@ __device__ __forceinline__ void producer_loop_tma(const Scheduler<kBM>& sched, c
   const int total = sched.total_tiles();
   const uint32_t a_base = smem_u32(smem_a), b_base = smem_u32(smem_b);
   uint32_t it = 0;
-  for (int tile = blockIdx.x; tile < total; tile += grid_ctas()) {
-    const TileCoord c = sched.coord(tile);
+  for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas()) {
+    const TileCoord c = cta_tile<Cfg>(sched, unit);
     const int row0 = c.row_begin + c.m_block * kBM;
+    const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&empty[s], ((it / Cfg::kStages) & 1) ^ 1);
-      mbar_arrive_expect_tx(&full[s], Cfg::kABytes + Cfg::kBBytes);
-      tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
+      mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + Cfg::kBBytes);
+      if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
       load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
     }
   }
 }
 
 template <class Cfg, AMode AM>
-__device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const MainloopParams& p,
+__device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
                                               uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
   const int t = threadIdx.x;  // 0..127
@@ -164,10 +226,8 @@ __device__ __forceinline__ void producer_loop(const Scheduler<kBM>& sched, const
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  // (Staged-store configs re-read %nctaid each tile: with 3 stages the 72-register producer
-  // otherwise spilled the hoisted grid stride, 4 bytes.)
-  for (int tile = blockIdx.x; tile < total; tile += Cfg::kStagedStore ? grid_ctas() : gridDim.x) {
-    const TileCoord c = sched.coord(tile);
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
+    const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
     int64_t src_off[8];
@@ -209,12 +269,22 @@ template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
                                                   uint32_t& it, int wg, Accum& accum,
-                                                  uint64_t* turn_done = nullptr) {
+                                                  uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
+  if (Cfg::kCluster && !has_rows) {
+    // A cluster's m-tile past its group's end: nothing to compute; take each stage (its B half
+    // came from the peer) and hand it back to both CTAs.
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const uint32_t s = it % Cfg::kStages;
+      mbar_wait(&full[s], (it / Cfg::kStages) & 1);
+      if (lane == 0) release_stage<Cfg>(&empty[s]);
+    }
+    return;
+  }
   uint32_t prev = 0;
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
@@ -237,7 +307,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     warpgroup_commit_batch();
     warpgroup_wait<1>();
     warpgroup_fence_operand(accum);
-    if (kb > 0 && lane == 0) mbar_arrive(&empty[prev]);
+    if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
     prev = s;
   }
   // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
@@ -245,7 +315,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
   warpgroup_wait<0>();
   warpgroup_fence_operand(accum);
-  if (k_blocks > 0 && lane == 0) mbar_arrive(&empty[prev]);
+  if (k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
 }
 
 }  // namespace pk::sm90
