@@ -103,23 +103,14 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
   if (p.num_units == 0) return;
 
   cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1];
-  cfg.blockDim = dim3(pk::sm90::kgrouped::kThreads, 1, 1);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
+  cudaLaunchAttribute attr;
   int ctas = num_sms_of_current_device();
-  if (MC) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cfg.gridDim = dim3(2, 1, 1);
-    int clusters = 0;
-    PK_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-    PK_REQUIRE(clusters > 0, "no 2-CTA cluster of this kernel fits on the device");
-    ctas = 2 * clusters;
+  if constexpr (MC) {
+    ctas = 2 * pk::sm90::cluster2_launch_config(cfg, attr, kernel, pk::sm90::kgrouped::kThreads, smem, stream);
+  } else {
+    cfg.blockDim = dim3(pk::sm90::kgrouped::kThreads, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
   }
   if (max_ctas > 0 && max_ctas < ctas) ctas = max_ctas;
   if (MC) {

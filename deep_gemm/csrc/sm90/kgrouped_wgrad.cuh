@@ -23,6 +23,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cute/arch/mma_sm90_gmma.hpp>
+#include "cluster.cuh"
 #include "epilogue.cuh"  // StagedTile (staged bf16 epilogue); ptx.cuh: pack_bf16x2
 
 namespace pk::sm90::kgrouped {
@@ -200,26 +201,6 @@ __device__ __forceinline__ void wgmma_call(uint64_t da, uint64_t db, float* acc,
 
 // ---- cluster helpers (MC) ----------------------------------------------------------------------
 
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-__device__ __forceinline__ void cluster_sync_all() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-
-// Arrive on the barrier at the same shared-memory offset in CTA `cta` of the cluster.
-// Default semantics (release at CTA scope), as for a local arrive: `.release.cluster` compiled to
-// MEMBAR.ALL.GPU before every arrive, which stalls the warpgroup's next wgmma.
-__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
-  asm volatile(
-      "{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
-      " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
-      : "memory");
-}
-
 // TMA tile load multicast to every CTA in `mask` (same smem offsets, each CTA's barrier there).
 __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* map, int col, int row,
                                                uint32_t bar, uint16_t mask) {
@@ -290,7 +271,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto empty_bar = [&](int s) { return bar_base + 8u * (kStages + s); };
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
   auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
-  const int rank = MC ? static_cast<int>(cluster_rank()) : 0;
+  const int rank = MC ? static_cast<int>(cluster_ctarank()) : 0;
   const int unit0 = MC ? static_cast<int>(blockIdx.x) / 2 : static_cast<int>(blockIdx.x);
   const int unit_step = MC ? static_cast<int>(gridDim.x) / 2 : static_cast<int>(gridDim.x);
 
@@ -304,7 +285,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  if constexpr (MC) cluster_sync_all(); else __syncthreads();
+  if constexpr (MC) cluster_sync(); else __syncthreads();
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
@@ -764,7 +745,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // With a cluster, neither CTA may exit while its peer can still arrive on its barriers or
   // multicast into its shared memory.
-  if constexpr (MC) cluster_sync_all();
+  if constexpr (MC) cluster_sync();
 }
 
 }  // namespace pk::sm90::kgrouped

@@ -66,21 +66,9 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
   if constexpr (Cfg::kCluster) {
-    cudaLaunchConfig_t cfg{};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cfg.blockDim = dim3(kNumThreads, 1, 1);
-    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-    cfg.stream = stream;
-    cfg.gridDim = dim3(2, 1, 1);
-    int clusters = 0;
-    PK_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-    PK_REQUIRE(clusters > 0, "no 2-CTA cluster of this kernel fits on the device");
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    const int clusters = cluster2_launch_config(cfg, attr, kernel, kNumThreads, Cfg::kSmemBytes, stream);
     const int64_t n = units < clusters ? units : clusters;
     cfg.gridDim = dim3(static_cast<unsigned>(2 * n), 1, 1);
     PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, mp, g, ep));

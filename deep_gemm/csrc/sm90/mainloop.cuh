@@ -20,6 +20,7 @@
 #include <cute/atom/mma_atom.hpp>
 #include <cute/arch/mma_sm90.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include "cluster.cuh"
 #include "ptx.cuh"
 #include "scheduler.cuh"
 
