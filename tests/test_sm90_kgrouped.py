@@ -7,7 +7,7 @@ from deep_gemm.kernels.sm90_kgrouped import VARIANTS, k_grouped_wgrad
 from deep_gemm.testing import rel_l2
 
 # Pipeline variants of the kernel (the `_variant` tuning argument): 0 = the entry point's default,
-# then every named one (v5 and the v6 experiments). The GPU cases below run each of them on the
+# then every named one (the lean and staged pipelines). The GPU cases below run each of them on the
 # same inputs against one float64 reference (cheaper than one test per variant: the real-shape
 # references are large), and report every failing variant by name.
 ALL_VARIANTS = [0] + sorted(VARIANTS.values())
@@ -336,9 +336,9 @@ def test_bf16_out(gather_a, gather_b, N, rng):
                                                    extra_rows=5, gen=rng)
     ref = reference_wgrad(a, a_rows, b, b_rows, offsets)
     bad = []
-    for v in ALL_VARIANTS:  # the staged epilogue (v7_staged) only exists for bf16 outs
-        # against the same variant's fp32 out: 128-row chunks start the rotation elsewhere, so
-        # their fp32 sums differ from the 64-row variants' in the last bits
+    for v in ALL_VARIANTS:
+        # against the same variant's fp32 out (a pipeline with another chunk size would start each
+        # tile's rotation elsewhere and differ from the others in the last bits)
         out32 = torch.full((len(counts), M, N), float("nan"), device="cuda")
         k_grouped_wgrad(a, a_rows, b, b_rows, off, out32, _variant=v)
         out16 = torch.full((len(counts), M, N), float("nan"), device="cuda", dtype=torch.bfloat16)

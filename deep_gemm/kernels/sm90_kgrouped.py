@@ -22,20 +22,10 @@ _ENTRY = "pk_sm90_k_grouped_wgrad"
 
 # Pipeline variants of the kernel (the entry point's `variant`; 0 there = its default for the out dtype).
 VARIANTS = {
-    "v5_bk64_wait1": 1,     # 64-row chunks, 4 stages, wgmma.wait_group 1 (the default until v6)
-    "v6_bk64_wait2": 2,     # 64-row chunks, wait_group 2: two chunks in flight per consumer
-    "v6_bk128_wait1": 3,    # 128-row chunks (2 stages at 128 x 256), wait_group 1
-    "v6_bk128_wait0": 4,    # 128-row chunks, wait_group 0, release the stage just used
-    "v6_pf": 5,             # v5 + prefetch each tile's gathered row indices into L1
-    "v6_bk128_pf": 6,       # 128-row chunks, wait_group 1, index prefetch
-    "v6_bk64_wait2_pf": 7,  # wait_group 2, index prefetch
-    "v6_pf_lean": 8,        # v6_pf + lean producer loop (tile looked up once per tile, branch-free): DEFAULT (fp32 out)
-    "v6_bk128_pf_lean": 9,  # 128-row chunks + index prefetch + lean producer loop
-    "v7_staged": 10,        # v6_pf_lean + bf16 tile through shared memory, bulk-copy stores (3 stages)
-    "v7_bk128_wait0_lean": 11,  # v6_pf_lean with 128-row chunks, wait_group 0
-    "v8_staged_f32": 12,    # v7_staged + fp32 outs staged in two halves, accumulate by bulk fp32 adds
-    "v8_staged_wait0": 13,  # v8_staged_f32 with wait_group 0 (two chunks of lookahead): DEFAULT (bf16 out, accumulate)
-    "v8_lean_wait0": 14,    # v6_pf_lean with wait_group 0
+    "lean": 8,           # lean producer loop, 64-row chunks, 4 stages, wait_group 1, direct stores: DEFAULT (fp32 out)
+    "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
+    "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
+    "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead): DEFAULT (bf16 out, accumulate)
 }
 
 
@@ -61,13 +51,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
-    Tuning only: _variant picks the kernel's pipeline shape (0 = the entry point's default; 1 = v5,
-    64-row chunks, 4 stages, wait_group 1; 2 = wait_group 2, two chunks in flight per consumer;
-    3 = 128-row chunks, wait_group 1; 4 = 128-row chunks, wait_group 0; 5 = v5 + L1 prefetch of
-    each tile's gathered row indices; 6 = 3 + 5; 7 = 2 + 5; 8 = 5 + lean producer loop; 9 = 8 with
-    128-row chunks; 10 = 8 + the staged bf16 epilogue; 11 = 8 with 128-row chunks and wait_group 0;
-    12 = 10 + fp32 outs staged, accumulate by bulk fp32 adds; 13 = 12 with wait_group 0; 14 = 8 with
-    wait_group 0). The default is 13 for a bf16 out and to accumulate, 8 otherwise. See VARIANTS.
+    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 13 for a bf16 out and
+    to accumulate, 8 otherwise; the ids are those of notes/sm90_kgrouped.md). See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

@@ -11,30 +11,16 @@ using pk::sm90::kgrouped::Params;
 using pk::sm90::kgrouped::Pipe;
 using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 
-// Pipeline variants (`variant` argument; 0 = kDefaultVariant):
-//   1  v5: 64-row chunks, 4 stages, wgmma.wait_group 1 (release chunk i-1). Default until v6.
-//   2  deep wgmma queue: 64-row chunks, wait_group 2 (release chunk i-2): two chunks in flight
-//      per consumer warpgroup; as many stages as fit (4 for 48 KiB stages, 6 for 32 KiB).
-//   3  128-row chunks (half the handshakes, 8 k16 steps per warpgroup and chunk), wait_group 1;
-//      2 stages (96 KiB each) or 3 with 128 x 128 tiles (64 KiB).
-//   4  128-row chunks as 3, but wait_group 0 and release the stage just used (the producer
-//      refills it while the consumers issue the other stage).
-//   5  v5 + the producer prefetches each tile's gathered row indices into L1 when it enters
-//      the tile (the per-chunk index loads then hit L1 instead of waiting an L2 round trip).
-//   6  3 + 5: 128-row chunks, wait_group 1, index prefetch.
-//   7  2 + 5: 64-row chunks, wait_group 2, index prefetch.
-//   8  5 + lean producer loop (tile looked up once per tile, branch-free index loads, per-side
-//      branches): 64-row chunks, 4 stages, wait_group 1, index prefetch.
-//   9  8 with 128-row chunks (2 stages at 128 x 256, 3 at 128 x 128).
+// Pipeline variants (`variant` argument; 0 = the default for the out dtype). Ids are kept from the
+// tuning history (notes/sm90_kgrouped.md; 1-7, 9, 11 and 14 were measured slower and removed):
+//   8  lean producer loop, row indices prefetched into L1 per tile: 64-row chunks, 4 stages,
+//      wgmma.wait_group 1 (release chunk i-1); direct stores.
 //  10  8 with the staged bf16 epilogue (tile through shared memory, bulk-copy stores overlapping
 //      the next tile's MMAs): 3 stages at 128 x 256, 4 at 128 x 128. fp32 outs store directly.
-//  11  8 with 128-row chunks, wait_group 0 (variant 4's early release, which beat 3 by 14 %
-//      before the lean loop existed).
 //  12  10 with fp32 outs staged as well: two column halves through the same buffer, and
 //      accumulate as bulk fp32 adds (cp.reduce.async.bulk) instead of load-add-store.
 //  13  12 with wait_group 0 (release the stage just used): with 3 stages and one chunk's wgmma
 //      in flight the consumers hold 2 of them and the producer runs only one chunk ahead.
-//  14  8 with wait_group 0 (4 stages).
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -51,15 +37,7 @@ constexpr int kDefaultVariantBf16 = 13;
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
 // the bulk engine's reads), so it keeps 8 (results/session3/run7_interleaved_f32.log).
 constexpr int kDefaultVariantAccumulate = 13;
-constexpr int kNumVariants = 14;
-
-// Most stages of BK rows that fit, capped at `cap`.
-template <int BM, int BN, int BK>
-constexpr int stages_that_fit(int cap) {
-  constexpr int stage = BK * (BM + BN) * 2;
-  int n = (pk::sm90::kgrouped::kMaxSmemBytes - 1024) / (stage + 16);
-  return n < cap ? n : cap;
-}
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -132,50 +110,14 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 template <int BM, int BN, bool MC, int PEND, bool F32>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, PEND, true, true, true, F32>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, PEND, true, F32>>(p, map, max_ctas, stream);
   else
-    launch<BM, BN, MC, Pipe<64, 4, PEND, true, true>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
 
 template <int BM, int BN, bool MC>
 void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   switch (variant) {
-    case 2: {
-      constexpr int st = stages_that_fit<BM, BN, 64>(6);
-      launch<BM, BN, MC, Pipe<64, st, 2>>(p, map, max_ctas, stream);
-      break;
-    }
-    case 3: {
-      constexpr int st = stages_that_fit<BM, BN, 128>(3);
-      launch<BM, BN, MC, Pipe<128, st, 1>>(p, map, max_ctas, stream);
-      break;
-    }
-    case 4: {
-      constexpr int st = stages_that_fit<BM, BN, 128>(3);
-      launch<BM, BN, MC, Pipe<128, st, 0>>(p, map, max_ctas, stream);
-      break;
-    }
-    case 5:
-      launch<BM, BN, MC, Pipe<64, 4, 1, true>>(p, map, max_ctas, stream);
-      break;
-    case 6: {
-      constexpr int st = stages_that_fit<BM, BN, 128>(3);
-      launch<BM, BN, MC, Pipe<128, st, 1, true>>(p, map, max_ctas, stream);
-      break;
-    }
-    case 7: {
-      constexpr int st = stages_that_fit<BM, BN, 64>(6);
-      launch<BM, BN, MC, Pipe<64, st, 2, true>>(p, map, max_ctas, stream);
-      break;
-    }
-    case 8:
-      launch<BM, BN, MC, Pipe<64, 4, 1, true, true>>(p, map, max_ctas, stream);
-      break;
-    case 9: {
-      constexpr int st = stages_that_fit<BM, BN, 128>(3);
-      launch<BM, BN, MC, Pipe<128, st, 1, true, true>>(p, map, max_ctas, stream);
-      break;
-    }
     case 10:
       launch_staged<BM, BN, MC, 1, false>(p, map, max_ctas, stream);
       break;
@@ -185,16 +127,8 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 13:
       launch_staged<BM, BN, MC, 0, true>(p, map, max_ctas, stream);
       break;
-    case 14:
-      launch<BM, BN, MC, Pipe<64, 4, 0, true, true>>(p, map, max_ctas, stream);
-      break;
-    case 11: {
-      constexpr int st = stages_that_fit<BM, BN, 128>(3);
-      launch<BM, BN, MC, Pipe<128, st, 0, true, true>>(p, map, max_ctas, stream);
-      break;
-    }
-    default:  // 1 (v5)
-      launch<BM, BN, MC, pk::sm90::kgrouped::PipeV5>(p, map, max_ctas, stream);
+    default:  // 8
+      launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
   }
 }
 
@@ -212,7 +146,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = default (kDefaultVariant), 1..kNumVariants (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12 or 13 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -253,8 +187,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant >= 0 && variant <= kNumVariants, "variant must be in [0, %d], got %d",
-               kNumVariants, variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12 or 13, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

@@ -34,45 +34,40 @@ constexpr int kThreads = 384;      // producer warpgroup + 2 consumer warpgroups
 constexpr int kSpanBytes = 128;    // one swizzle span: 64 bf16 along M or N
 constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per block (227 KiB)
 
-// Pipeline shape (the `variant` of the entry point picks one; v5 = the default so far):
+// Pipeline shape (the `variant` of the entry point picks one; notes/sm90_kgrouped.md has the
+// measurements behind each choice and the forms that were tried and removed):
 //   BK     reduction rows per stage (chunk): 64 or 128
 //   STAGES shared-memory ring depth
-//   PEND   chunks whose wgmma stay in flight after a consumer's issue: the consumer waits
-//          `wgmma.wait_group PEND` and then releases the stage of chunk i - PEND (PEND 0: the
-//          stage of the chunk just issued, after its wgmma completed). Needs STAGES >= PEND + 1
-//          (the producer refills the stage of chunk i - STAGES once the consumer released it).
-//   PF     producer: when it enters a tile, prefetch the tile's gathered row indices into L1
-//          (prefetch.global.L1, no register, no scoreboard). Without it every chunk's index
-//          loads miss L1 (each CTA reads a tile's indices once) and, since all index loads share
-//          one scoreboard, the producer waits a full L2 round trip per chunk (SASS: the wait on
-//          the index loads of chunk j+1 sits before the cp.async of chunk j).
-//   LEAN   producer: a leaner loop body (tile looked up once per tile, branch-free index loads,
-//          32-bit row arithmetic, per-side instead of per-row TMA/cp.async branches). The default
-//          producer loop is ~565 SASS instructions per 64-row chunk whose issue stalls add up to
-//          ~1500 cycles, more than the chunk's 1024 MMA cycles, on one warp per scheduler.
+//   PEND   chunks whose wgmma stay in flight after a consumer's issue (0 or 1): the consumer
+//          waits `wgmma.wait_group PEND` and then releases the stage of chunk i - PEND (PEND 0:
+//          the stage of the chunk just issued, after its wgmma completed). With 3 stages, PEND 1
+//          leaves the producer one chunk of lookahead and PEND 0 two.
 //   STAGED a bf16 output tile goes registers -> shared memory (stmatrix) -> global (one bulk copy
 //          per row), and the consumers go straight into the next tile's MMAs while the copies
 //          drain. Every tile has the same length (~1024 rows per expert in an MoE layer), so all
 //          CTAs store at once and the direct store idles the tensor cores for the whole burst.
-//          Costs one stage of the ring (a 66 KiB staging tile at 128 x 256). An fp32 tile is twice
-//          that, so it goes through the same buffer in two column halves (the second waits until
-//          the bulk engine has read the first), and accumulate becomes a bulk fp32 add into out.
-//   STAGED_F32 (with STAGED) fp32 outputs go through the staging buffer too (else: direct stores).
-template <int BK_, int STAGES_, int PEND_, bool PF_ = false, bool LEAN_ = false, bool STAGED_ = false,
-          bool STAGED_F32_ = false>
+//          Costs one stage of the ring (a 66 KiB staging tile at 128 x 256).
+//   STAGED_F32 (with STAGED) fp32 outputs go through the staging buffer too, in two column halves
+//          (the second waits until the bulk engine has read the first), and accumulate becomes a
+//          bulk fp32 add into out (else: direct stores).
+// The producer always runs the lean loop (below) with the row indices of each tile prefetched into
+// L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
+// round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
+// chunk against the chunk's 1024 MMA cycles).
+template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
-  static_assert(PEND_ >= 0 && PEND_ <= 2 && STAGES_ >= PEND_ + 1, "pipeline depth");
+  static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool PF = PF_, LEAN = LEAN_, STAGED = STAGED_, STAGED_F32 = STAGED_F32_;
+  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_;
 };
-using PipeV5 = Pipe<64, 4, 1>;
+using PipeLean = Pipe<64, 4, 1>;
 
 // BM x BN output tile: (128, 256), (128, 128) or (256, 128); each consumer warpgroup owns BM/2 rows.
 // MC: 2-CTA cluster whose CTAs share the TMA-loaded operand (each loads half and multicasts):
 // along M (two m-tiles, same n-tile) when B is the TMA side, along N when A is.
-template <int BM, int BN, class P = PipeV5>
+template <int BM, int BN, class P = PipeLean>
 struct Config {
   static_assert((BM == 128 && (BN == 128 || BN == 256)) || (BM == 256 && BN == 128), "tile shape");
   static constexpr int kBK = P::BK;
@@ -255,7 +250,7 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
 
 // ---- the kernel -------------------------------------------------------------------------------
 
-template <int BM, int BN, bool MC, class P = PipeV5>
+template <int BM, int BN, bool MC, class P = PipeLean>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map) {
   using Cfg = Config<BM, BN, P>;
@@ -300,7 +295,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     int unit = unit0;
     int chunk = 0;
     TileInfo ti;
-    // PF: prefetch a gathered side's row indices of tile t into L1, one 128-byte line per thread
+    // Prefetch a gathered side's row indices of tile t into L1, one 128-byte line per thread
     // (addresses clamped into [rows + t.start, rows + t.end), which is non-empty here).
     auto prefetch_rows = [&](const int* rows, const TileInfo& t) {
       if (rows == nullptr) return;
@@ -316,11 +311,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       while (unit < p.num_units) {
         ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
         if (static_cast<int64_t>(chunk) * BK < ti.end - ti.start) {
-          if constexpr (P::PF) {
-            if (chunk == 0) {  // entering this tile
-              prefetch_rows(p.a_rows, ti);
-              prefetch_rows(p.b_rows, ti);
-            }
+          if (chunk == 0) {  // entering this tile
+            prefetch_rows(p.a_rows, ti);
+            prefetch_rows(p.b_rows, ti);
           }
           return;
         }
@@ -328,22 +321,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         chunk = 0;
       }
     };
-    // Row indices of (ti, chunk) for this thread's BK / 16 rows; -1 = zero-fill.
-    auto load_rows = [&](const TileInfo& t, int c, int (&ia)[kRowsPerThread], int (&ib)[kRowsPerThread]) {
-#pragma unroll
-      for (int j = 0; j < kRowsPerThread; ++j) {
-        const int pc = c + t.rot < t.nch ? c + t.rot : c + t.rot - t.nch;
-        const int64_t r = t.start + static_cast<int64_t>(pc) * BK + row_in + 16 * j;
-        int xa = -1, xb = -1;
-        if (r < t.end) {
-          xa = p.a_rows ? __ldg(p.a_rows + r) : static_cast<int>(r);
-          xb = p.b_rows ? __ldg(p.b_rows + r) : static_cast<int>(r);
-        }
-        ia[j] = xa;
-        ib[j] = xb;
-      }
-    };
-
     // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA loads
     // half the columns and multicasts to both); otherwise the thread only arrives. A group's
     // partial last chunk always goes through cp.async so that rows past the group's end read as
@@ -381,146 +358,90 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
 
-    if constexpr (P::LEAN) {
-      // Lean producer loop (same work and order, fewer instructions and no L2 round trip per
-      // chunk): the tile is looked up only when the producer enters it (the default recomputes
-      // tile_info, three integer divisions and two offset loads, every chunk); the row indices
-      // load without branches from a clamped address (31-bit row numbers: R < 2^31) and rows
-      // past the tile's end are masked where the copies are issued (so the loads' latency
-      // overlaps the ring wait); the TMA / cp.async choice is taken once per side, not per row.
-      auto load_rows_lean = [&](const TileInfo& t, int c, int (&xa)[kRowsPerThread],
-                                int (&xb)[kRowsPerThread]) {
-        const int pc = c + t.rot < t.nch ? c + t.rot : c + t.rot - t.nch;
-        // Rows < 2^31 (entry point), so these unsigned sums (< 2^31 + BK) cannot wrap.
-        const unsigned e0 = static_cast<unsigned>(t.end);  // > t.start: the tile has rows
-        const unsigned base = static_cast<unsigned>(t.start) + static_cast<unsigned>(pc * BK + row_in);
+    // Lean producer loop (same work and order, fewer instructions and no L2 round trip per
+    // chunk): the tile is looked up only when the producer enters it (the default recomputes
+    // tile_info, three integer divisions and two offset loads, every chunk); the row indices
+    // load without branches from a clamped address (31-bit row numbers: R < 2^31) and rows
+    // past the tile's end are masked where the copies are issued (so the loads' latency
+    // overlaps the ring wait); the TMA / cp.async choice is taken once per side, not per row.
+    auto load_rows_lean = [&](const TileInfo& t, int c, int (&xa)[kRowsPerThread],
+                              int (&xb)[kRowsPerThread]) {
+      const int pc = c + t.rot < t.nch ? c + t.rot : c + t.rot - t.nch;
+      // Rows < 2^31 (entry point), so these unsigned sums (< 2^31 + BK) cannot wrap.
+      const unsigned e0 = static_cast<unsigned>(t.end);  // > t.start: the tile has rows
+      const unsigned base = static_cast<unsigned>(t.start) + static_cast<unsigned>(pc * BK + row_in);
+#pragma unroll
+      for (int j = 0; j < kRowsPerThread; ++j) {
+        const unsigned r = base + 16u * j;
+        const unsigned rc = r < e0 ? r : e0 - 1u;  // a valid index entry; masked at use if r >= e0
+        xa[j] = p.a_rows ? __ldg(p.a_rows + rc) : static_cast<int>(r);
+        xb[j] = p.b_rows ? __ldg(p.b_rows + rc) : static_cast<int>(r);
+      }
+    };
+    settle();
+    int ia[kRowsPerThread], ib[kRowsPerThread];
+    if (unit < p.num_units) load_rows_lean(ti, chunk, ia, ib);
+    uint32_t it = 0;
+    while (unit < p.num_units) {
+      const TileInfo cur = ti;
+      const int cur_chunk = chunk;
+      // Advance (a new tile only past this one's last chunk) and load the next chunk's row
+      // indices before waiting on the ring.
+      if (++chunk >= ti.nch) {
+        unit += unit_step;
+        chunk = 0;
+        settle();
+      }
+      int na[kRowsPerThread], nb[kRowsPerThread];
+      if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
+
+      const int s = static_cast<int>(it % kStages);
+      const uint32_t phase = (it / kStages) & 1u;
+      mbar_wait(empty_bar(s), phase ^ 1u);
+
+      const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
+      const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
+      const bool full = row0 + BK <= cur.end;
+      const bool no_loads = p.debug & 64;
+      const bool a_tma = full && p.tma_side == 1;
+      const bool b_tma = full && p.tma_side == 2;
+      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
+      // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
+      const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
+      const unsigned e0 = static_cast<unsigned>(cur.end);
+      if (!a_tma && !no_loads) {
+        const uint32_t sa = stage_a(s) + row_off;
+        const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
 #pragma unroll
         for (int j = 0; j < kRowsPerThread; ++j) {
-          const unsigned r = base + 16u * j;
-          const unsigned rc = r < e0 ? r : e0 - 1u;  // a valid index entry; masked at use if r >= e0
-          xa[j] = p.a_rows ? __ldg(p.a_rows + rc) : static_cast<int>(r);
-          xb[j] = p.b_rows ? __ldg(p.b_rows + rc) : static_cast<int>(r);
-        }
-      };
-      settle();
-      int ia[kRowsPerThread], ib[kRowsPerThread];
-      if (unit < p.num_units) load_rows_lean(ti, chunk, ia, ib);
-      uint32_t it = 0;
-      while (unit < p.num_units) {
-        const TileInfo cur = ti;
-        const int cur_chunk = chunk;
-        // Advance (a new tile only past this one's last chunk) and load the next chunk's row
-        // indices before waiting on the ring.
-        if (++chunk >= ti.nch) {
-          unit += unit_step;
-          chunk = 0;
-          settle();
-        }
-        int na[kRowsPerThread], nb[kRowsPerThread];
-        if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
-
-        const int s = static_cast<int>(it % kStages);
-        const uint32_t phase = (it / kStages) & 1u;
-        mbar_wait(empty_bar(s), phase ^ 1u);
-
-        const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
-        const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
-        const bool full = row0 + BK <= cur.end;
-        const bool no_loads = p.debug & 64;
-        const bool a_tma = full && p.tma_side == 1;
-        const bool b_tma = full && p.tma_side == 2;
-        issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
-        // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
-        const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
-        const unsigned e0 = static_cast<unsigned>(cur.end);
-        if (!a_tma && !no_loads) {
-          const uint32_t sa = stage_a(s) + row_off;
-          const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
+          const bool va = rbase + 16u * j < e0 && static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
+          const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
 #pragma unroll
-          for (int j = 0; j < kRowsPerThread; ++j) {
-            const bool va = rbase + 16u * j < e0 && static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
-            const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
-#pragma unroll
-            for (int q = 0; q < BM / 64; ++q)
-              cp_async_16(sa + j * 16 * kSpanBytes + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
-          }
-        }
-        if (!b_tma && !no_loads) {
-          const uint32_t sb = stage_b(s) + row_off;
-          const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
-#pragma unroll
-          for (int j = 0; j < kRowsPerThread; ++j) {
-            const bool vb = rbase + 16u * j < e0 && static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
-            const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
-#pragma unroll
-            for (int q = 0; q < BN / 64; ++q)
-              cp_async_16(sb + j * 16 * kSpanBytes + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
-          }
-        }
-        cp_async_arrive_noinc(full_bar(s));
-        ++it;
-#pragma unroll
-        for (int j = 0; j < kRowsPerThread; ++j) {
-          ia[j] = na[j];
-          ib[j] = nb[j];
+          for (int q = 0; q < BM / 64; ++q)
+            cp_async_16(sa + j * 16 * kSpanBytes + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
         }
       }
-    } else {
-      settle();
-      int ia[kRowsPerThread], ib[kRowsPerThread];
-      if (unit < p.num_units) load_rows(ti, chunk, ia, ib);
-      uint32_t it = 0;
-      while (unit < p.num_units) {
-        const TileInfo cur = ti;
-        const int cur_chunk = chunk;
-        // Advance and prefetch the next chunk's row indices before waiting on the ring.
-        ++chunk;
-        settle();
-        int na[kRowsPerThread], nb[kRowsPerThread];
-        if (unit < p.num_units) load_rows(ti, chunk, na, nb);
-
-        const int s = static_cast<int>(it % kStages);
-        const uint32_t phase = (it / kStages) & 1u;
-        mbar_wait(empty_bar(s), phase ^ 1u);
-
-        const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
-        const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
-        const bool full = row0 + BK <= cur.end;
-        const bool no_loads = p.debug & 64;  // diagnostic: MMA + epilogue alone (wrong results)
-        const bool a_tma = full && p.tma_side == 1;
-        const bool b_tma = full && p.tma_side == 2;
-        issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
-
-        const uint32_t sa = stage_a(s) + row_off;
+      if (!b_tma && !no_loads) {
         const uint32_t sb = stage_b(s) + row_off;
-        const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
         const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
 #pragma unroll
         for (int j = 0; j < kRowsPerThread; ++j) {
-          const bool va = static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
-          const bool vb = static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
-          const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
+          const bool vb = rbase + 16u * j < e0 && static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
           const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
-          const uint32_t ra = sa + j * 16 * kSpanBytes;
-          const uint32_t rb = sb + j * 16 * kSpanBytes;
-          if (!a_tma && !no_loads) {
 #pragma unroll
-            for (int q = 0; q < BM / 64; ++q) cp_async_16(ra + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
-          }
-          if (!b_tma && !no_loads) {
-#pragma unroll
-            for (int q = 0; q < BN / 64; ++q) cp_async_16(rb + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
-          }
-        }
-        cp_async_arrive_noinc(full_bar(s));
-        ++it;
-#pragma unroll
-        for (int j = 0; j < kRowsPerThread; ++j) {
-          ia[j] = na[j];
-          ib[j] = nb[j];
+          for (int q = 0; q < BN / 64; ++q)
+            cp_async_16(sb + j * 16 * kSpanBytes + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
         }
       }
+      cp_async_arrive_noinc(full_bar(s));
+      ++it;
+#pragma unroll
+      for (int j = 0; j < kRowsPerThread; ++j) {
+        ia[j] = na[j];
+        ib[j] = nb[j];
+      }
     }
+
     // Keep the CTA alive until our copies have landed (consumers wait on them anyway).
     asm volatile("cp.async.wait_all;" ::: "memory");
   } else {
@@ -554,7 +475,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
-      int prev2_s = -1;  // PEND == 2: the stage of chunk c - 2 (prev_s: chunk c - 1)
       for (int c = 0; c < nch; ++c) {
         const int s = static_cast<int>(it % kStages);
         const uint32_t phase = (it / kStages) & 1u;
@@ -581,18 +501,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           cute::warpgroup_commit_batch();
         }
-        if constexpr (P::PEND == 2) {
-          // Two chunks' wgmma stay in flight per warpgroup: chunk c - 2 is done, release its
-          // stage (this warpgroup holds the stages of chunks c - 1 and c meanwhile).
-          cute::warpgroup_wait<2>();
-#pragma unroll
-          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
-#pragma unroll
-            for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
-          if (prev2_s >= 0) release(prev2_s);
-          prev2_s = prev_s;
-          prev_s = s;
-        } else if (P::PEND == 1 && !(p.debug & 128)) {
+        if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
           // wgmma are done). Measured faster than releasing each stage right after a
           // wait_group 0 (debug bit 7), which idles the tensor cores between chunks.
@@ -618,8 +527,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
-      // Stages still held (chunks nch - 2, nch - 1), oldest first. PEND 0 holds none.
-      if (prev2_s >= 0) release(prev2_s);
+      // The stage still held (chunk nch - 1). PEND 0 holds none.
       if (prev_s >= 0) release(prev_s);
 
       if (p.debug & 1) continue;
