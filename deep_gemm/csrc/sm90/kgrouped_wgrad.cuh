@@ -14,11 +14,13 @@
 //                      wgmma m64nBNk16 (fp32 accumulators in registers), then stores its fp32
 //                      tile straight to global memory (optionally adding what is there), or
 //                      its bf16 rounding.
-// (64-row chunks, 4 stages: the default pipeline; `Pipe` below has the opt-in variants.)
+// Consumers store either straight from registers or through a shared-memory staging tile (`Pipe`
+// below: the pipeline shapes the entry point's `variant` picks).
 // Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -358,9 +360,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
 
-    // Lean producer loop (same work and order, fewer instructions and no L2 round trip per
-    // chunk): the tile is looked up only when the producer enters it (the default recomputes
-    // tile_info, three integer divisions and two offset loads, every chunk); the row indices
+    // Lean producer loop (fewer instructions and no L2 round trip per chunk): the tile is
+    // looked up only when the producer enters it (the earlier loop recomputed tile_info, three
+    // integer divisions and two offset loads, every chunk); the row indices
     // load without branches from a clamped address (31-bit row numbers: R < 2^31) and rows
     // past the tile's end are masked where the copies are issued (so the loads' latency
     // overlaps the ring wait); the TMA / cp.async choice is taken once per side, not per row.
@@ -409,30 +411,24 @@ __global__ void __launch_bounds__(kThreads, 1)
       // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
       const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
       const unsigned e0 = static_cast<unsigned>(cur.end);
-      if (!a_tma && !no_loads) {
-        const uint32_t sa = stage_a(s) + row_off;
-        const __nv_bfloat16* a_col = p.a + cur.m0 + piece * 8;
+      // One side's rows of this chunk by cp.async: this thread's 16-byte piece of each of its
+      // rows in every 64-column span; rows past the tile's end or with an out-of-range index
+      // zero-fill.
+      auto gather = [&](auto spans, uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRowsPerThread],
+                        int64_t ld, int64_t num_rows) {
 #pragma unroll
         for (int j = 0; j < kRowsPerThread; ++j) {
-          const bool va = rbase + 16u * j < e0 && static_cast<unsigned>(ia[j]) < static_cast<uint64_t>(p.a_num_rows);
-          const __nv_bfloat16* ga = a_col + (va ? static_cast<int64_t>(ia[j]) * p.M : 0);
+          const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<uint64_t>(num_rows);
+          const __nv_bfloat16* g = col + (v ? static_cast<int64_t>(idx[j]) * ld : 0);
 #pragma unroll
-          for (int q = 0; q < BM / 64; ++q)
-            cp_async_16(sa + j * 16 * kSpanBytes + q * kBlockBytes, ga + q * 64, va ? 16u : 0u);
+          for (int q = 0; q < decltype(spans)::value; ++q)
+            cp_async_16(stage + row_off + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
         }
-      }
-      if (!b_tma && !no_loads) {
-        const uint32_t sb = stage_b(s) + row_off;
-        const __nv_bfloat16* b_col = p.b + cur.n0 + piece * 8;
-#pragma unroll
-        for (int j = 0; j < kRowsPerThread; ++j) {
-          const bool vb = rbase + 16u * j < e0 && static_cast<unsigned>(ib[j]) < static_cast<uint64_t>(p.b_num_rows);
-          const __nv_bfloat16* gb = b_col + (vb ? static_cast<int64_t>(ib[j]) * p.N : 0);
-#pragma unroll
-          for (int q = 0; q < BN / 64; ++q)
-            cp_async_16(sb + j * 16 * kSpanBytes + q * kBlockBytes, gb + q * 64, vb ? 16u : 0u);
-        }
-      }
+      };
+      if (!a_tma && !no_loads)
+        gather(std::integral_constant<int, BM / 64>{}, stage_a(s), p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows);
+      if (!b_tma && !no_loads)
+        gather(std::integral_constant<int, BN / 64>{}, stage_b(s), p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows);
       cp_async_arrive_noinc(full_bar(s));
       ++it;
 #pragma unroll
