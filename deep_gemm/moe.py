@@ -286,7 +286,7 @@ def mega_moe(x: torch.Tensor, topk_idx: torch.Tensor, topk_weights: torch.Tensor
         n = topk_idx.numel()
         for name, t, size in zip(MoERouting._fields, routing, (E, E + 1, n, n)):
             check_tensor(f"routing.{name}", t, dtypes=(torch.int32,), shape=(size,), device=x.device)
-    op = _mega_moe_forward if torch.compiler.is_compiling() or is_tracing(x) else _MegaMoEEager.apply
+    op = _mega_moe_forward if is_tracing(x) else _MegaMoEEager.apply
     y, _ = op(x, topk_idx, topk_weights, w13, w2, *routing, activation_clamp, precision, acc13, acc2)
     return y
 

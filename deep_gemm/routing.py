@@ -78,6 +78,6 @@ def moe_routing(topk_idx: torch.Tensor, num_experts: int, *, validate: bool = Tr
                              f"(-1 = masked slot); found {v}")
     # Eager calls skip the custom op's dispatch (tens of µs of CPU, which the GPU waits out when the
     # routing kernels are the first work of a step); torch.compile / export trace the custom op.
-    if torch.compiler.is_compiling() or isinstance(topk_idx, torch._subclasses.FakeTensor):
+    if is_tracing(topk_idx):
         return MoERouting(*_moe_routing_op(topk_idx, num_experts))
     return MoERouting(*_routing(topk_idx, num_experts))

@@ -20,7 +20,6 @@
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
 #pragma once
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -250,6 +249,22 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
   return static_cast<int>((t.end - t.start + BK - 1) / BK);
 }
 
+// One operand's rows of a chunk by cp.async, for one producer thread: its 16-byte piece (at `col`,
+// already offset to the piece) of each of its rows rbase + 16 j, in every one of the kSpans 64-column
+// spans, into `stage` (its swizzled offset included). Rows at or past e0, or with an index outside
+// [0, num_rows), are zero-filled.
+template <int kSpans, int kBlockBytes, int kRows>
+__device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRows],
+                                             int64_t ld, int64_t num_rows, unsigned rbase, unsigned e0) {
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<uint64_t>(num_rows);
+    const __nv_bfloat16* g = col + (v ? static_cast<int64_t>(idx[j]) * ld : 0);
+#pragma unroll
+    for (int q = 0; q < kSpans; ++q) cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
+  }
+}
+
 // ---- the kernel -------------------------------------------------------------------------------
 
 template <int BM, int BN, bool MC, class P = PipeLean>
@@ -411,24 +426,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
       const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
       const unsigned e0 = static_cast<unsigned>(cur.end);
-      // One side's rows of this chunk by cp.async: this thread's 16-byte piece of each of its
-      // rows in every 64-column span; rows past the tile's end or with an out-of-range index
-      // zero-fill.
-      auto gather = [&](auto spans, uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRowsPerThread],
-                        int64_t ld, int64_t num_rows) {
-#pragma unroll
-        for (int j = 0; j < kRowsPerThread; ++j) {
-          const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<uint64_t>(num_rows);
-          const __nv_bfloat16* g = col + (v ? static_cast<int64_t>(idx[j]) * ld : 0);
-#pragma unroll
-          for (int q = 0; q < decltype(spans)::value; ++q)
-            cp_async_16(stage + row_off + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
-        }
-      };
       if (!a_tma && !no_loads)
-        gather(std::integral_constant<int, BM / 64>{}, stage_a(s), p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows);
+        gather_chunk<BM / 64, kBlockBytes>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
+                                           rbase, e0);
       if (!b_tma && !no_loads)
-        gather(std::integral_constant<int, BN / 64>{}, stage_b(s), p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows);
+        gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
+                                           rbase, e0);
       cp_async_arrive_noinc(full_bar(s));
       ++it;
 #pragma unroll
