@@ -7,7 +7,8 @@ and the table gives each variant's median over rounds and its ratio to the first
 Variants: GEMM 1 + SwiGLU cooperative, staged 128x256 (3 stages) and staged 128x192 (4 stages);
 GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
 cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
-SwiGLU backward) as cooperative 128x128 (1), ping-pong (2) and cooperative 128x256 (3); the k-grouped
+SwiGLU backward) as cooperative 128x128 (1), ping-pong (2), cooperative 128x256 (3) and 128x256 with
+the epilogue in warps 1-3 of the producer warpgroup (4); the k-grouped
 weight gradients written as fp32 or bf16 (default pipeline, and each pipeline variant from 8 on).
 """
 from __future__ import annotations
@@ -90,6 +91,7 @@ def variants(shape, T, E, K):
             "dX ping-pong, A by TMA": (a_load("tma", dx(2)), 2 * f),
             "dX staged, A by TMA": (a_load("tma", dx(3)), 2 * f),
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
+            "dH epilogue warps 128x256": (dh(4), f),
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),

@@ -1,11 +1,14 @@
-"""A small MoE forward + backward through the sm90 kernels (for compute-sanitizer runs)."""
+"""A small MoE forward + backward through the sm90 kernels (for compute-sanitizer runs).
+PK_SMALL_SHAPE=T,E,K,H,I overrides the shape (e.g. I = 256 for the 128 x 256 dH variants)."""
+import os
+
 import torch
 
 import deep_gemm
 from deep_gemm.kernels import sm90
 
 torch.manual_seed(0)
-T, E, K, H, I = 67, 4, 2, 256, 128
+T, E, K, H, I = (int(v) for v in os.environ.get("PK_SMALL_SHAPE", "67,4,2,256,128").split(","))
 dev = "cuda"
 x = torch.randn(T, H, device=dev).to(torch.bfloat16)
 w13 = (torch.randn(E, 2 * I, H, device=dev) / 16).to(torch.bfloat16)

@@ -71,6 +71,7 @@ CASES = [
     (0, 8, 4, 256, 256, "uniform", None),
     (333, 8, 2, 256, 256, "uniform", 0.5),
     (2048, 32, 8, 1024, 384, "uniform", None),
+    (600, 16, 4, 256, 512, "skewed", None),  # two 256-column dH tiles
 ]
 
 
@@ -106,11 +107,12 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # falls back to cooperative), GEMM 2 and dX (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
 # of GEMM 2 + the gather-sum combine (forward only; the backward is the default one); "dh256" = dH
 # with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128);
+# "dh_warps" = dH 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup (same fallback);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
-            "dh256": {"DH": "3"}, "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
+            "dh256": {"DH": "3"}, "dh_warps": {"DH": "4"}, "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
             "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"}}
@@ -194,6 +196,17 @@ def test_moe_cuda_graph(rng, variant):
     torch.cuda.synchronize()
     y_ref = reference.moe_forward_simple(x, idx, w, w13, w2, None)
     assert rel_l2(y, y_ref) <= TOL
+
+
+@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps", "cluster"])
+def test_moe_few_ctas(rng, monkeypatch, name):
+    """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
+    staging-buffer handshakes wrap around many times."""
+    _set_variant(monkeypatch, name)
+    monkeypatch.setenv("PK_SM90_MAX_CTAS", "3")
+    errs, _ = run_case(700, 8, 4, 256, 512, "skewed", None, rng)
+    for k, e in errs.items():
+        assert e <= TOL, (k, e)
 
 
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked")])

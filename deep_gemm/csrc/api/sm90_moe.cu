@@ -30,6 +30,10 @@ using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
 // the epilogue (no registers to prefetch it next to 128 accumulators); needs I % 256 == 0.
 using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
 using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
+// variant 4 for dH: cooperative 128 x 256 with the SwiGLU backward in warps 1-3 of the producer
+// warpgroup, fed through the staging tile (3 stages fit next to it), overlapping the next tile's
+// MMAs; needs I % 256 == 0 and 16-byte aligned z, dz, h*w (else 3).
+using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, true>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -122,13 +126,15 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     v &= ~kVariantCluster;
-    PK_REQUIRE(v >= 1 && v <= 3 && (!mc || v == 3), "dH variant must be 0..3 or 3 plus %d (2-CTA clusters), got %d",
+    PK_REQUIRE(v >= 1 && v <= 4 && (!mc || v == 3), "dH variant must be 0..4 or 3 plus %d (2-CTA clusters), got %d",
                kVariantCluster, variant);
-    if (v == 3 && inter % 256 != 0) v = 1;
+    const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
+    if (v == 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
+    if ((v == 3 || v == 4) && inter % 256 != 0) v = 1;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
-                      inter / (v == 3 ? 256 : 128)};
+                      inter / (v >= 3 ? 256 : 128)};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
     EpilogueParams ep = swiglu_epilogue(dz, hw, inter, clamp);
     ep.z = static_cast<const __nv_bfloat16*>(z);
@@ -143,6 +149,8 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
+    else if (v == 4)
+      launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
   });

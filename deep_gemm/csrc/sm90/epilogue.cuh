@@ -149,12 +149,19 @@ struct StagedTile {
   // [64][BN], pitch kRowBytes), and make the writes visible to the async proxy.
   template <class Accum>
   __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer) {
-    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
     if (issuer) bulk_wait_read_all();
     named_bar_sync(bar_id, 128);
-    // Matrix q = lane/8 of stmatrix x4 #jj: rows 8*(q&1).., columns 16jj + 8*(q>>1)..; its
-    // fragment is acc value 8jj + 2q (+1) (value 4j + 2r + c, j = 2jj + (q>>1), r = q&1).
+    stmatrix_rows(acc, buf);
+    fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
+    named_bar_sync(bar_id, 128);
+  }
+  // The accumulators (bf16) into the warpgroup's 64 staging rows. Matrix q = lane/8 of stmatrix x4
+  // #jj: rows 8*(q&1).., columns 16jj + 8*(q>>1)..; its fragment is acc value 8jj + 2q (+1) (value
+  // 4j + 2r + c, j = 2jj + (q>>1), r = q&1).
+  template <class Accum>
+  __device__ __forceinline__ static void stmatrix_rows(const Accum& acc, uint32_t buf) {
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     const int q = lane / 8;
     const uint32_t addr = buf + (warp * 16 + (q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16;
 #pragma unroll
@@ -163,8 +170,6 @@ struct StagedTile {
       stmatrix_x4(addr + jj * 32, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
                   pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
     }
-    fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
-    named_bar_sync(bar_id, 128);
   }
   // Output row (sorted row, or out_rows[sorted row]) of staging row i of warpgroup wg; -1 past the
   // group's end.
@@ -311,6 +316,24 @@ struct EpiSwiGLUFwd {
   }
 };
 
+// SwiGLU backward of one element: dA = dy . W2 (unweighted), routing weight w, saved pre-activation
+// (g, u), clamp cl. Writes dg, du (the weight folded in) and h * w; returns dA * round_bf16(h), the
+// element's term of d(topk_weight). kFast: sigmoid with the approximate reciprocal.
+template <bool kFast>
+__device__ __forceinline__ float swiglu_bwd(float da, float w, float gq, float uq, float cl, float& dg, float& du,
+                                            float& hw) {
+  const float gc = fminf(gq, cl);
+  const float uc = fminf(fmaxf(uq, -cl), cl);
+  const float sg = kFast ? sigmoid_f(gc) : 1.0f / (1.0f + __expf(-gc));
+  const float si = gc * sg;
+  const float h = si * uc;
+  const float dh = da * w;
+  dg = (gq <= cl) ? dh * uc * sg * (1.0f + gc * (1.0f - sg)) : 0.0f;
+  du = (uq >= -cl && uq <= cl) ? dh * si : 0.0f;
+  hw = h * w;
+  return da * __bfloat162float(__float2bfloat16_rn(h));
+}
+
 // Backward through GEMM 2 and SwiGLU: acc = dA = dy . W2 for columns n0.. of I (n0 = n_block*BN).
 // Reloads z, then writes dz = [dg | du] (with the routing weight folded in), h*w (for dW2) and
 // the row's partial <dA, round(h)> for d(topk_weights), one value per (row, 128 columns): a BN = 256
@@ -380,19 +403,9 @@ struct EpiSwiGLUBwd {
             float dg[2], du[2], hw[2];
 #pragma unroll
             for (int q = 0; q < 2; ++q) {
-              const float gq = q ? g.y : g.x, uq = q ? u.y : u.x;
-              const float da = acc(m * (BN / 2) + 4 * j + 2 * r + q);
-              const float gc = fminf(gq, cl);
-              const float uc = fminf(fmaxf(uq, -cl), cl);
               // exact division, not sigmoid_f: the fast reciprocal measured slower here (see ptx.cuh)
-              const float sg = 1.0f / (1.0f + __expf(-gc));
-              const float si = gc * sg;
-              const float h = si * uc;
-              dot += da * __bfloat162float(__float2bfloat16_rn(h));  // <dA, round(h)>
-              const float dh = da * w;
-              dg[q] = (gq <= cl) ? dh * uc * sg * (1.0f + gc * (1.0f - sg)) : 0.0f;
-              du[q] = (uq >= -cl && uq <= cl) ? dh * si : 0.0f;
-              hw[q] = h * w;
+              dot += swiglu_bwd<false>(acc(m * (BN / 2) + 4 * j + 2 * r + q), w, q ? g.y : g.x,
+                                       q ? u.y : u.x, cl, dg[q], du[q], hw[q]);
             }
             store_bf16x2(dzrow + col, dg[0], dg[1]);
             store_bf16x2(dzrow + e.inter + col, du[0], du[1]);
@@ -424,6 +437,104 @@ struct EpiSwiGLUBwd {
           slot[lane % 4] = (lane % 4) == 0 ? dot : 0.f;
         }
       }
+  }
+};
+
+// dH with the epilogue in warps 1-3 of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
+// tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
+//   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
+//     as bf16 into the staging buffer (rows 64wg.., pitch BN*2 + 16), arrive, start the next tile;
+//   epilogue warp e = 0..2 (epilogue_warps_tile): tile rows e, e+3, ...; lane l columns 8l..8l+7,
+//     so every load and store of a row is one coalesced 16-byte vector per lane (z gate and up, dA
+//     from shared memory; dz gate and up, h*w). z is loaded kDepth rows ahead, the first rows and
+//     the routing weights (lane l: rows e + 3l and e + 96 + 3l, shuffled to the warp) while the
+//     tile's MMAs still run. d(topk_weights): lanes 0-15 sum the first 128 columns, 16-31 the rest.
+// dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
+// approximate reciprocal (these warps' instruction count is what the epilogue costs).
+template <int BN>
+struct EpiSwiGLUBwdWarps {
+  static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
+  using Tile = StagedTile<BN>;
+  using Pre = NoPre;
+  static constexpr int kTileRows = 128;
+  static constexpr int kWarps = 3;
+  static constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp (43)
+  static constexpr int kDepth = 4;                                  // z rows in flight per warp
+
+  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
+
+  template <class Accum>
+  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
+                                               uint64_t* empty) {
+    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
+    Tile::stmatrix_rows(acc, Tile::buffer(smem_c, wg));
+    mbar_arrive(full);
+  }
+
+  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
+                                                             uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
+    const int warp = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
+    const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
+    const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
+    const int col = c.n_block * BN + 8 * lane;
+    const float cl = e.clamp;
+    float w_lane[2] = {0.f, 0.f};  // routing weights of tile rows warp + 3 (lane + 32 h)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = warp + kWarps * (lane + 32 * h);
+      if (r < rows) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
+    }
+    uint4 zg[kDepth], zu[kDepth];
+    auto load_z = [&](int k, uint4& g, uint4& u) {
+      const int r = warp + kWarps * k;
+      if (r < rows) {
+        const __nv_bfloat16* zrow = e.z + (p0 + r) * e.ld_z + col;
+        g = __ldg(reinterpret_cast<const uint4*>(zrow));
+        u = __ldg(reinterpret_cast<const uint4*>(zrow + e.inter));
+      }
+    };
+#pragma unroll
+    for (int d = 0; d < kDepth; ++d) {
+      zg[d] = zu[d] = make_uint4(0, 0, 0, 0);
+      load_z(d, zg[d], zu[d]);
+    }
+    mbar_wait(full, static_cast<uint32_t>(j) & 1u);
+    const uint8_t* tile = smem_c + lane * 16;
+    for (int k0 = 0; k0 < kSteps; k0 += kDepth) {
+#pragma unroll
+      for (int d = 0; d < kDepth; ++d) {
+        const int k = k0 + d, r = warp + kWarps * k;
+        const float w = __shfl_sync(0xffffffffu, k < 32 ? w_lane[0] : w_lane[1], k % 32);
+        if (r < rows) {  // warp-uniform
+          const uint4 da4 = *reinterpret_cast<const uint4*>(tile + r * Tile::kRowBytes);
+          const uint32_t da[4] = {da4.x, da4.y, da4.z, da4.w};
+          const uint32_t g[4] = {zg[d].x, zg[d].y, zg[d].z, zg[d].w};
+          const uint32_t u[4] = {zu[d].x, zu[d].y, zu[d].z, zu[d].w};
+          uint32_t dg[4], du[4], hw[4];
+          float dot = 0.f;
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const float2 a2 = unpack_bf16x2(da[i]), g2 = unpack_bf16x2(g[i]), u2 = unpack_bf16x2(u[i]);
+            float dg0, du0, hw0, dg1, du1, hw1;
+            dot += swiglu_bwd<true>(a2.x, w, g2.x, u2.x, cl, dg0, du0, hw0);
+            dot += swiglu_bwd<true>(a2.y, w, g2.y, u2.y, cl, dg1, du1, hw1);
+            dg[i] = pack_bf16x2(dg0, dg1);
+            du[i] = pack_bf16x2(du0, du1);
+            hw[i] = pack_bf16x2(hw0, hw1);
+          }
+          const int64_t p = p0 + r;
+          __nv_bfloat16* dzrow = e.out + p * e.ld_out + col;
+          *reinterpret_cast<uint4*>(dzrow) = make_uint4(dg[0], dg[1], dg[2], dg[3]);
+          *reinterpret_cast<uint4*>(dzrow + e.inter) = make_uint4(du[0], du[1], du[2], du[3]);
+          *reinterpret_cast<uint4*>(e.out2 + p * e.ld_out2 + col) = make_uint4(hw[0], hw[1], hw[2], hw[3]);
+#pragma unroll
+          for (int s = 1; s < 16; s <<= 1) dot += __shfl_xor_sync(0xffffffffu, dot, s);
+          if (lane % 16 == 0) e.part[p * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16] = dot;
+        }
+        if (k + kDepth < kSteps) load_z(k + kDepth, zg[d], zu[d]);
+      }
+    }
+    mbar_arrive(empty);  // (after the last shared-memory read of this thread)
   }
 };
 

@@ -1,7 +1,7 @@
 // The sm90 m-grouped GEMM kernel family: C[p, :] = A[row(p), :] . B[group(p)]^T (or . B[group]),
 // persistent, warp-specialized (1 producer warpgroup + 2 wgmma consumer warpgroups, 384 threads,
-// one CTA per SM), group sizes read on the device (see scheduler.cuh), with a pluggable epilogue
-// (see epilogue.cuh). The same kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue,
+// one CTA per SM; with Cfg::kEpiWarps the producer is one warp and warps 1-3 run the epilogue),
+// group sizes read on the device (see scheduler.cuh), with a pluggable epilogue (see epilogue.cuh). The same kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue,
 // GEMM 2), the MoE backward (dy . W2 with the SwiGLU backward epilogue, dz . W1) and the public
 // bf16 m-grouped GEMMs (contiguous and masked layouts).
 #pragma once
@@ -22,18 +22,24 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   uint8_t* smem_c = smem_b + Cfg::kStages * Cfg::kBBytes;  // staging tile (kStoreBytes; 0 unless staged)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem_c + Cfg::kStoreBytes);
   uint64_t* empty = full + Cfg::kStages;
-  uint64_t* done = empty + Cfg::kStages;  // ping-pong: [2] "warpgroup w finished a mainloop"
-  int* sched_ints = reinterpret_cast<int*>(done + 2);
+  uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
+  uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
+  uint64_t* staged_empty = done + 3;      // ... and has been read back
+  int* sched_ints = reinterpret_cast<int*>(done + (Cfg::kEpiWarps ? 4 : 2));
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
     if constexpr (AM == AMode::kContiguousTma) prefetch_tma_map(&tmap_a);
     for (int s = 0; s < Cfg::kStages; ++s) {
-      mbar_init(&full[s], full_arrivals<AM>());
+      mbar_init(&full[s], full_arrivals<Cfg, AM>());
       mbar_init(&empty[s], Cfg::kConsumerArrivals);  // one arrival per consumer warp of a stage
     }
     mbar_init(&done[0], 4);
     mbar_init(&done[1], 4);
+    if constexpr (Cfg::kEpiWarps) {
+      mbar_init(staged_full, 256);  // every consumer thread, after its stmatrix
+      mbar_init(staged_empty, 96);  // every epilogue thread, after its last read of the tile
+    }
     fence_barrier_init();
   }
   SchedulerOf<Cfg> sched;
@@ -43,15 +49,25 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
 #ifndef PK_SM90_NO_SETMAXNREG  // (diagnostic builds only: compute-sanitizer racecheck experiments)
-    setmaxnreg_dec<72>();
+    setmaxnreg_dec<Cfg::kProducerRegs>();
 #endif
-    if constexpr (AM == AMode::kContiguousTma)
+    if constexpr (Cfg::kEpiWarps) {
+      if (threadIdx.x < 32) {
+        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+      } else {  // warps 1-3: the consumers' tile sequence, one staged tile at a time
+        const int total = sched.total_tiles();
+        int j = 0;
+        for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
+          Epi::epilogue_warps_tile(ep, sched.coord(unit), j, smem_c, staged_full, staged_empty);
+      }
+    } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
-    else
+    } else {
       producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+    }
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG
-    setmaxnreg_inc<216>();
+    setmaxnreg_inc<Cfg::kConsumerRegs>();
 #endif
     using namespace cute;
     typename Cfg::TiledMma mma;
@@ -74,7 +90,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       }
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
                              Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
-      if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c);
+      if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);
+      else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c);
       else Epi::apply(ep, c, wg - 1, accum, pre);
     }
     if constexpr (Cfg::kStagedStore) Epi::finish();  // this thread's bulk stores are done before exit

@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdint>
+#include <cstdlib>
 #include "../common/driver.cuh"
 #include "../common/error.cuh"
 #include "grouped_gemm.cuh"
@@ -52,6 +53,13 @@ inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows, int bm = kBM) {
   return (max_rows + bm - 1) / bm + g.num_groups;  // offsets / psum: each group adds <= 1 partial tile
 }
 
+// PK_SM90_MAX_CTAS=n (tests, sanitizer runs): cap the persistent grid at n CTAs, so that each CTA walks
+// many tiles (ring phases, staging-buffer reuse) even at small shapes. Read at every launch.
+inline int64_t max_ctas_override() {
+  const char* s = std::getenv("PK_SM90_MAX_CTAS");
+  return s != nullptr ? std::atoll(s) : 0;
+}
+
 template <class Cfg, AMode AM, class Epi>
 void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
@@ -69,12 +77,16 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
     const int clusters = cluster2_launch_config(cfg, attr, kernel, kNumThreads, Cfg::kSmemBytes, stream);
-    const int64_t n = units < clusters ? units : clusters;
+    int64_t n = units < clusters ? units : clusters;
+    const int64_t cap = max_ctas_override() / 2;
+    if (cap > 0 && cap < n) n = cap;
     cfg.gridDim = dim3(static_cast<unsigned>(2 * n), 1, 1);
     PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, mp, g, ep));
   } else {
-    const int grid = (int)(units < num_sms() ? units : num_sms());
-    kernel<<<grid, kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, mp, g, ep);
+    int64_t grid = units < num_sms() ? units : num_sms();
+    const int64_t cap = max_ctas_override();
+    if (cap > 0 && cap < grid) grid = cap;
+    kernel<<<static_cast<unsigned>(grid), kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, mp, g, ep);
   }
   PK_CHECK_LAUNCH();
 }

@@ -40,10 +40,6 @@ enum class AMode : int {
                        // that no epilogue stores.
 };
 
-// Full-barrier arrivals per stage: the 128 cp.async producer threads + the TMA thread's expect_tx,
-// or the TMA thread alone when A comes by TMA too.
-template <AMode AM>
-__host__ __device__ constexpr uint32_t full_arrivals() { return AM == AMode::kContiguousTma ? 1 : 128 + 1; }
 
 // How the B tile of one k-block is fetched.
 enum class BMode : int {
@@ -68,8 +64,15 @@ enum class BMode : int {
 // refilled only when the consumers of both CTAs have released it (the peer writes into it), so
 // the empty barriers count both CTAs' consumer warps. The pair's second m-tile may lie past the
 // group's end: that CTA loads its half of B, skips its MMAs and stores nothing.
+//
+// EpiWarps_ (cooperative only): the epilogue runs in warps 1-3 of warpgroup 0 while warp 0 alone
+// gathers A (32 threads, 4 rows x 8 chunks each) and issues B. The consumers write the accumulator
+// tile (bf16) into the staging buffer and go straight to the next tile's MMAs; the epilogue warps
+// read it back and do the epilogue's math and stores while those run (EpiSwiGLUBwdWarps). (A fourth
+// warpgroup would cap the whole kernel at 128 registers a thread: ptxas allocates for the launch
+// bound, and a 64 x 256 accumulator alone is 128.)
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false>
+          bool Cluster_ = false, bool EpiWarps_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -103,13 +106,28 @@ struct GemmConfig {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStagedStore = StagedStore_;
   static_assert(!(StagedStore_ && PingPong_), "the staged store is written for the cooperative layout");
+  static constexpr bool kEpiWarps = EpiWarps_;
+  static_assert(!(EpiWarps_ && (PingPong_ || StagedStore_ || Cluster_)),
+                "the epilogue warps are written for the plain cooperative layout");
+  static constexpr int kProducerThreads = kEpiWarps ? 32 : 128;  // threads gathering A (cp.async)
+  // setmaxnreg split of the 64K registers: warpgroup 0 (producer, epilogue warps) / each consumer
+  static constexpr int kProducerRegs = kEpiWarps ? 152 : 72;
+  static constexpr int kConsumerRegs = kEpiWarps ? 176 : 216;
+  static_assert(kProducerRegs + 2 * kConsumerRegs <= 512, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
-  static constexpr int kStoreBytes = kStagedStore ? kBM * kStoreRowBytes : 0;
+  static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
   static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
-                                    (2 * kStages + 2) * 8 + kSchedInts * 4;
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
+
+// Full-barrier arrivals per stage: the cp.async producer threads + the TMA thread's expect_tx, or the
+// TMA thread alone when A comes by TMA too.
+template <class Cfg, AMode AM>
+__host__ __device__ constexpr uint32_t full_arrivals() {
+  return AM == AMode::kContiguousTma ? 1 : Cfg::kProducerThreads + 1;
+}
 
 // Everything the mainloop needs besides the B tensor map.
 struct MainloopParams {
@@ -219,9 +237,16 @@ template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
                                               uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
-  const int t = threadIdx.x;  // 0..127
-  const int chunk = t & 7;
-  const int r0 = t >> 3;      // rows r0 + 16 i
+  // Thread t copies kChunks 16-byte chunks (of the 8 in a row's 128-byte k-block) of kRows rows:
+  // 128 threads: chunk t % 8 of rows t / 8 + 16 i (8 rows); 32 threads: all 8 chunks of rows t + 32 i.
+  constexpr int kPerRow = 8 * Cfg::kProducerThreads / kBM;  // threads per row
+  constexpr int kChunks = 8 / kPerRow;
+  constexpr int kStride = Cfg::kProducerThreads / kPerRow;  // rows between a thread's rows
+  constexpr int kRows = kBM / kStride;
+  static_assert(kStride % 8 == 0, "the swizzle phase (row % 8) is the same for all of a thread's rows");
+  const int t = threadIdx.x;  // 0 .. kProducerThreads-1
+  const int chunk = (t % kPerRow) * kChunks;  // first chunk
+  const int r0 = t / kPerRow;                 // rows r0 + kStride i
   const int k_blocks = p.k / kBK;
   const int total = sched.total_tiles();
   uint32_t it = 0;
@@ -231,11 +256,11 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
-    int64_t src_off[8];
+    int64_t src_off[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int local = c.m_block * kBM + r0 + 16 * i;
+    for (int i = 0; i < kRows; ++i) {
+      const int local = c.m_block * kBM + r0 + kStride * i;
       int64_t row = 0;
       if (local < c.rows) {
         const int sp = c.row_begin + local;
@@ -245,7 +270,6 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       }
       src_off[i] = row * p.lda + chunk * 8;
     }
-    const uint32_t swz = static_cast<uint32_t>((chunk ^ (r0 & 7)) << 4);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
@@ -254,10 +278,15 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
         load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
-      const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128 + swz;
+      const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
-        cp_async_16(a_dst + i * 16 * 128, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
+      for (int q = 0; q < kChunks; ++q) {
+        const uint32_t swz = static_cast<uint32_t>(((chunk + q) ^ (r0 & 7)) << 4);
+#pragma unroll
+        for (int i = 0; i < kRows; ++i)
+          cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK + 8 * q,
+                      ((valid_mask >> i) & 1u) * 16u);
+      }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
   }

@@ -118,6 +118,9 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<const uint32_t*>(&v);
 }
+__device__ __forceinline__ float2 unpack_bf16x2(uint32_t v) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v));
+}
 
 // Bulk copy (async proxy) of `bytes` (multiple of 16, both addresses 16-byte aligned) from shared
 // to global memory, tracked by this thread's bulk async-groups.
