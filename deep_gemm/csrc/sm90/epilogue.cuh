@@ -440,6 +440,73 @@ struct EpiSwiGLUBwd {
   }
 };
 
+// What the epilogues run by warps 1-3 of warpgroup 0 (GemmConfig EpiWarps_) share: the consumers'
+// side (wait until the epilogue warps have read the previous tile back, stmatrix the accumulators
+// as bf16 into the staging buffer, rows 64wg.., pitch BN*2 + 16, arrive, start the next tile) and
+// the row split (epilogue warp e = 0..2 takes tile rows e, e+3, ...).
+template <int BN>
+struct EpiWarpsBase {
+  using Pre = NoPre;
+  static constexpr int kTileRows = 128;
+  static constexpr int kWarps = 3;
+  static constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp (43)
+
+  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
+
+  template <class Accum>
+  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
+                                               uint64_t* empty) {
+    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
+    StagedTile<BN>::stmatrix_rows(acc, StagedTile<BN>::buffer(smem_c, wg));
+    mbar_arrive(full);
+  }
+};
+
+// GEMM 1 forward with the epilogue in warps 1-3 (BN = gate 128 | up 128): lane l of the warp on a row
+// reads gate and up columns 4l..4l+3 of the staged [g | u] row (8 bytes each) and writes them to z and
+// h = silu(min(g,c)) * clamp(u,-c,c) (from the same bf16 values; results equal EpiSwiGLUFwd's).
+template <int BN>
+struct EpiSwiGLUFwdWarps : EpiWarpsBase<BN> {
+  static_assert(BN == 256, "a warp covers one row: 4 gate + 4 up columns a lane");
+  using Tile = StagedTile<BN>;
+  using EpiWarpsBase<BN>::kTileRows;
+  using EpiWarpsBase<BN>::kWarps;
+  using EpiWarpsBase<BN>::kSteps;
+
+  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
+                                                             uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
+    constexpr int H = BN / 2;
+    const int warp = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
+    const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);
+    const int64_t p0 = c.row_begin + c.m_block * kTileRows;
+    const int col = c.n_block * H + 4 * lane;
+    const float cl = e.clamp;
+    const uint8_t* tile = smem_c + lane * 8;
+    mbar_wait(full, static_cast<uint32_t>(j) & 1u);
+#pragma unroll 4
+    for (int k = 0; k < kSteps; ++k) {
+      const int r = warp + kWarps * k;
+      if (r >= rows) break;  // warp-uniform
+      const uint2 g = *reinterpret_cast<const uint2*>(tile + r * Tile::kRowBytes);
+      const uint2 u = *reinterpret_cast<const uint2*>(tile + r * Tile::kRowBytes + H * 2);
+      const int64_t p = p0 + r;
+      __nv_bfloat16* zrow = e.out + p * e.ld_out + col;
+      *reinterpret_cast<uint2*>(zrow) = g;
+      *reinterpret_cast<uint2*>(zrow + e.inter) = u;
+      uint32_t h[2];
+      const uint32_t gv[2] = {g.x, g.y}, uv[2] = {u.x, u.y};
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const float2 g2 = unpack_bf16x2(gv[i]), u2 = unpack_bf16x2(uv[i]);
+        h[i] = pack_bf16x2(silu_f(fminf(g2.x, cl)) * fminf(fmaxf(u2.x, -cl), cl),
+                           silu_f(fminf(g2.y, cl)) * fminf(fmaxf(u2.y, -cl), cl));
+      }
+      *reinterpret_cast<uint2*>(e.out2 + p * e.ld_out2 + col) = make_uint2(h[0], h[1]);
+    }
+    mbar_arrive(empty);
+  }
+};
+
 // dH with the epilogue in warps 1-3 of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
 // tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
@@ -452,24 +519,13 @@ struct EpiSwiGLUBwd {
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
 // approximate reciprocal (these warps' instruction count is what the epilogue costs).
 template <int BN>
-struct EpiSwiGLUBwdWarps {
+struct EpiSwiGLUBwdWarps : EpiWarpsBase<BN> {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
-  using Pre = NoPre;
-  static constexpr int kTileRows = 128;
-  static constexpr int kWarps = 3;
-  static constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp (43)
-  static constexpr int kDepth = 4;                                  // z rows in flight per warp
-
-  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
-
-  template <class Accum>
-  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
-                                               uint64_t* empty) {
-    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
-    Tile::stmatrix_rows(acc, Tile::buffer(smem_c, wg));
-    mbar_arrive(full);
-  }
+  using EpiWarpsBase<BN>::kTileRows;
+  using EpiWarpsBase<BN>::kWarps;
+  using EpiWarpsBase<BN>::kSteps;
+  static constexpr int kDepth = 4;  // z rows in flight per warp
 
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {

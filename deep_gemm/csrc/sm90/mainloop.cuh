@@ -66,7 +66,7 @@ enum class BMode : int {
 // group's end: that CTA loads its half of B, skips its MMAs and stores nothing.
 //
 // EpiWarps_ (cooperative only): the epilogue runs in warps 1-3 of warpgroup 0 while warp 0 alone
-// gathers A (32 threads, 4 rows x 8 chunks each) and issues B. The consumers write the accumulator
+// gathers A (32 rows a thread) and issues B. The consumers write the accumulator
 // tile (bf16) into the staging buffer and go straight to the next tile's MMAs; the epilogue warps
 // read it back and do the epilogue's math and stores while those run (EpiSwiGLUBwdWarps). (A fourth
 // warpgroup would cap the whole kernel at 128 registers a thread: ptxas allocates for the launch
@@ -111,7 +111,7 @@ struct GemmConfig {
                 "the epilogue warps are written for the plain cooperative layout");
   static constexpr int kProducerThreads = kEpiWarps ? 32 : 128;  // threads gathering A (cp.async)
   // setmaxnreg split of the 64K registers: warpgroup 0 (producer, epilogue warps) / each consumer
-  static constexpr int kProducerRegs = kEpiWarps ? 152 : 72;
+  static constexpr int kProducerRegs = kEpiWarps ? 160 : 72;
   static constexpr int kConsumerRegs = kEpiWarps ? 176 : 216;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 512, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
@@ -237,16 +237,13 @@ template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
                                               uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
-  // Thread t copies kChunks 16-byte chunks (of the 8 in a row's 128-byte k-block) of kRows rows:
-  // 128 threads: chunk t % 8 of rows t / 8 + 16 i (8 rows); 32 threads: all 8 chunks of rows t + 32 i.
-  constexpr int kPerRow = 8 * Cfg::kProducerThreads / kBM;  // threads per row
-  constexpr int kChunks = 8 / kPerRow;
-  constexpr int kStride = Cfg::kProducerThreads / kPerRow;  // rows between a thread's rows
+  // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
+  // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
+  constexpr int kStride = Cfg::kProducerThreads / 8;
   constexpr int kRows = kBM / kStride;
-  static_assert(kStride % 8 == 0, "the swizzle phase (row % 8) is the same for all of a thread's rows");
   const int t = threadIdx.x;  // 0 .. kProducerThreads-1
-  const int chunk = (t % kPerRow) * kChunks;  // first chunk
-  const int r0 = t / kPerRow;                 // rows r0 + kStride i
+  const int chunk = t & 7;
+  const int r0 = t >> 3;      // rows r0 + kStride i
   const int k_blocks = p.k / kBK;
   const int total = sched.total_tiles();
   uint32_t it = 0;
@@ -280,12 +277,9 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll
-      for (int q = 0; q < kChunks; ++q) {
-        const uint32_t swz = static_cast<uint32_t>(((chunk + q) ^ (r0 & 7)) << 4);
-#pragma unroll
-        for (int i = 0; i < kRows; ++i)
-          cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK + 8 * q,
-                      ((valid_mask >> i) & 1u) * 16u);
+      for (int i = 0; i < kRows; ++i) {
+        const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
+        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
