@@ -49,7 +49,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
 #ifndef PK_SM90_NO_SETMAXNREG  // (diagnostic builds only: compute-sanitizer racecheck experiments)
-    setmaxnreg_dec<Cfg::kProducerRegs>();
+    if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
 #endif
     if constexpr (Cfg::kEpiWarps) {
       if (threadIdx.x < 32) {
@@ -67,7 +67,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     }
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG
-    setmaxnreg_inc<Cfg::kConsumerRegs>();
+    if constexpr (Cfg::kSetMaxNReg) setmaxnreg_inc<Cfg::kConsumerRegs>();
 #endif
     using namespace cute;
     typename Cfg::TiledMma mma;

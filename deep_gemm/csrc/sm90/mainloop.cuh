@@ -110,10 +110,15 @@ struct GemmConfig {
   static_assert(!(EpiWarps_ && (PingPong_ || StagedStore_ || Cluster_)),
                 "the epilogue warps are written for the plain cooperative layout");
   static constexpr int kProducerThreads = kEpiWarps ? 32 : 128;  // threads gathering A (cp.async)
-  // setmaxnreg split of the 64K registers: warpgroup 0 (producer, epilogue warps) / each consumer
-  static constexpr int kProducerRegs = kEpiWarps ? 160 : 72;
-  static constexpr int kConsumerRegs = kEpiWarps ? 176 : 216;
-  static_assert(kProducerRegs + 2 * kConsumerRegs <= 512, "registers");
+  // setmaxnreg split: warpgroup 0 (producer) / each consumer warpgroup; the sum stays <= 504 (what
+  // CUTLASS's splits use: a 160/176/176 split, 512, hung on the H200, the consumers' setmaxnreg.inc
+  // waiting forever). The epilogue-warps form keeps the launch bound's 168 everywhere (no
+  // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
+  // to the epilogue warps' code), and ptxas fits the consumers in 168.
+  static constexpr bool kSetMaxNReg = !kEpiWarps;
+  static constexpr int kProducerRegs = 72;
+  static constexpr int kConsumerRegs = 216;
+  static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
