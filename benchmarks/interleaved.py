@@ -86,6 +86,7 @@ def variants(shape, T, E, K):
     return {"GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
             "GEMM 1 epilogue warps 128x256": (gemm1(5), 2 * f),
+            "GEMM 1 2 epilogue warps 128x256": (gemm1(6), 2 * f),
             "GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
             "GEMM 2 ping-pong, A by TMA": (a_load("tma", gemm2(2)), f),
             "GEMM 2 staged, A by TMA": (a_load("tma", gemm2(3)), f),
@@ -94,6 +95,7 @@ def variants(shape, T, E, K):
             "dX staged, A by TMA": (a_load("tma", dx(3)), 2 * f),
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dH epilogue warps 128x256": (dh(4), f),
+            "dH 2 epilogue warps 128x256": (dh(5), f),
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),

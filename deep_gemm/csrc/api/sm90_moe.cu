@@ -27,7 +27,9 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // variant 5: cooperative 128 x (gate 128 + up 128) with the SwiGLU epilogue in warps 1-3 of the
 // producer warpgroup, fed through the staging tile (3 stages fit next to it), overlapping the next
 // tile's MMAs; z and h must be 16-byte aligned (else 1).
-using Gemm1EpiWarps = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, true>;
+using Gemm1EpiWarps = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 3>;
+// variant 6: the same with two producer warps and two epilogue warps.
+using Gemm1EpiWarps2 = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 2>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -38,7 +40,9 @@ using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
 // variant 4 for dH: cooperative 128 x 256 with the SwiGLU backward in warps 1-3 of the producer
 // warpgroup, fed through the staging tile (3 stages fit next to it), overlapping the next tile's
 // MMAs; needs I % 256 == 0 and 16-byte aligned z, dz, h*w (else 3).
-using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, true>;
+using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3>;
+// variant 5: the same with two producer warps and two epilogue warps.
+using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -89,17 +93,17 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     int v = variant == 0 ? default_gemm1(inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     v &= ~kVariantCluster;
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 5,
-               "GEMM 1 variant must be 0, 1, 2, 4 or 5 (1 and 4 also plus %d: 2-CTA clusters), got %d",
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 5 || v == 6,
+               "GEMM 1 variant must be 0, 1, 2, 4, 5 or 6 (1 and 4 also plus %d: 2-CTA clusters), got %d",
                kVariantCluster, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v == 5)), "GEMM 1 variants 2 and 5 have no 2-CTA cluster form (variant %d)",
+    PK_REQUIRE(!(mc && (v == 2 || v >= 5)), "GEMM 1 variants 2, 5 and 6 have no 2-CTA cluster form (variant %d)",
                variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
-    if (v == 5 && (reinterpret_cast<uintptr_t>(z) % 16 != 0 || reinterpret_cast<uintptr_t>(h) % 16 != 0)) v = 1;
+    if (v >= 5 && (reinterpret_cast<uintptr_t>(z) % 16 != 0 || reinterpret_cast<uintptr_t>(h) % 16 != 0)) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp ? 64 : v == 4 ? 96 : 128;  // (5, 6: 128)  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -110,6 +114,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 5)
       launch_grouped_gemm<Gemm1EpiWarps, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
+    else if (v == 6)
+      launch_grouped_gemm<Gemm1EpiWarps2, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (mc)
@@ -136,11 +142,11 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     v &= ~kVariantCluster;
-    PK_REQUIRE(v >= 1 && v <= 4 && (!mc || v == 3), "dH variant must be 0..4 or 3 plus %d (2-CTA clusters), got %d",
+    PK_REQUIRE(v >= 1 && v <= 5 && (!mc || v == 3), "dH variant must be 0..5 or 3 plus %d (2-CTA clusters), got %d",
                kVariantCluster, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
-    if (v == 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
-    if ((v == 3 || v == 4) && inter % 256 != 0) v = 1;
+    if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
+    if (v >= 3 && inter % 256 != 0) v = 1;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
@@ -161,6 +167,8 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 4)
       launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
+    else if (v == 5)
+      launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
   });

@@ -440,16 +440,16 @@ struct EpiSwiGLUBwd {
   }
 };
 
-// What the epilogues run by warps 1-3 of warpgroup 0 (GemmConfig EpiWarps_) share: the consumers'
-// side (wait until the epilogue warps have read the previous tile back, stmatrix the accumulators
-// as bf16 into the staging buffer, rows 64wg.., pitch BN*2 + 16, arrive, start the next tile) and
-// the row split (epilogue warp e = 0..2 takes tile rows e, e+3, ...).
+// What the epilogues run by the last kWarps warps of warpgroup 0 (GemmConfig EpiWarps_) share: the
+// consumers' side (wait until the epilogue warps have read the previous tile back, stmatrix the
+// accumulators as bf16 into the staging buffer, rows 64wg.., pitch BN*2 + 16, arrive, start the next
+// tile) and the row split (epilogue warp e takes tile rows e, e + kWarps, ...).
 template <int BN>
 struct EpiWarpsBase {
   using Pre = NoPre;
   static constexpr int kTileRows = 128;
-  static constexpr int kWarps = 3;
-  static constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp (43)
+  template <int kWarps>
+  __device__ __forceinline__ static int warp() { return threadIdx.x / 32 - (4 - kWarps); }
 
   __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
 
@@ -462,7 +462,7 @@ struct EpiWarpsBase {
   }
 };
 
-// GEMM 1 forward with the epilogue in warps 1-3 (BN = gate 128 | up 128): lane l of the warp on a row
+// GEMM 1 forward with the epilogue in the epilogue warps (BN = gate 128 | up 128): lane l of the warp on a row
 // reads gate and up columns 4l..4l+3 of the staged [g | u] row (8 bytes each) and writes them to z and
 // h = silu(min(g,c)) * clamp(u,-c,c) (from the same bf16 values; results equal EpiSwiGLUFwd's).
 template <int BN>
@@ -470,13 +470,13 @@ struct EpiSwiGLUFwdWarps : EpiWarpsBase<BN> {
   static_assert(BN == 256, "a warp covers one row: 4 gate + 4 up columns a lane");
   using Tile = StagedTile<BN>;
   using EpiWarpsBase<BN>::kTileRows;
-  using EpiWarpsBase<BN>::kWarps;
-  using EpiWarpsBase<BN>::kSteps;
 
+  template <int kWarps>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
     constexpr int H = BN / 2;
-    const int warp = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
+    constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
+    const int warp = EpiWarpsBase<BN>::template warp<kWarps>(), lane = threadIdx.x % 32;
     const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;
     const int col = c.n_block * H + 4 * lane;
@@ -507,14 +507,14 @@ struct EpiSwiGLUFwdWarps : EpiWarpsBase<BN> {
   }
 };
 
-// dH with the epilogue in warps 1-3 of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
+// dH with the epilogue in the last warps of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
 // tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
 //     as bf16 into the staging buffer (rows 64wg.., pitch BN*2 + 16), arrive, start the next tile;
-//   epilogue warp e = 0..2 (epilogue_warps_tile): tile rows e, e+3, ...; lane l columns 8l..8l+7,
+//   epilogue warp e < kWarps (epilogue_warps_tile): tile rows e, e+kWarps, ...; lane l columns 8l..8l+7,
 //     so every load and store of a row is one coalesced 16-byte vector per lane (z gate and up, dA
 //     from shared memory; dz gate and up, h*w). z is loaded kDepth rows ahead, the first rows and
-//     the routing weights (lane l: rows e + 3l and e + 96 + 3l, shuffled to the warp) while the
+//     the routing weights (lane l: rows e + kWarps (l + 32h), shuffled to the warp) while the
 //     tile's MMAs still run. d(topk_weights): lanes 0-15 sum the first 128 columns, 16-31 the rest.
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
 // approximate reciprocal (these warps' instruction count is what the epilogue costs).
@@ -523,13 +523,14 @@ struct EpiSwiGLUBwdWarps : EpiWarpsBase<BN> {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
   using EpiWarpsBase<BN>::kTileRows;
-  using EpiWarpsBase<BN>::kWarps;
-  using EpiWarpsBase<BN>::kSteps;
   static constexpr int kDepth = 4;  // z rows in flight per warp
 
+  template <int kWarps>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
-    const int warp = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
+    constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
+    static_assert(kSteps <= 64, "two routing weights a lane");
+    const int warp = EpiWarpsBase<BN>::template warp<kWarps>(), lane = threadIdx.x % 32;
     const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
     const int col = c.n_block * BN + 8 * lane;

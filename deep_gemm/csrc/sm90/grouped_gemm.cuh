@@ -1,6 +1,6 @@
 // The sm90 m-grouped GEMM kernel family: C[p, :] = A[row(p), :] . B[group(p)]^T (or . B[group]),
 // persistent, warp-specialized (1 producer warpgroup + 2 wgmma consumer warpgroups, 384 threads,
-// one CTA per SM; with Cfg::kEpiWarps the producer is one warp and warps 1-3 run the epilogue),
+// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0 run the epilogue),
 // group sizes read on the device (see scheduler.cuh), with a pluggable epilogue (see epilogue.cuh). The same kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue,
 // GEMM 2), the MoE backward (dy . W2 with the SwiGLU backward epilogue, dz . W1) and the public
 // bf16 m-grouped GEMMs (contiguous and masked layouts).
@@ -37,8 +37,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     mbar_init(&done[0], 4);
     mbar_init(&done[1], 4);
     if constexpr (Cfg::kEpiWarps) {
-      mbar_init(staged_full, 256);  // every consumer thread, after its stmatrix
-      mbar_init(staged_empty, 96);  // every epilogue thread, after its last read of the tile
+      mbar_init(staged_full, 256);                         // every consumer thread, after its stmatrix
+      mbar_init(staged_empty, 32 * Cfg::kEpilogueWarps);  // every epilogue thread, after its last read
     }
     fence_barrier_init();
   }
@@ -52,13 +52,13 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
 #endif
     if constexpr (Cfg::kEpiWarps) {
-      if (threadIdx.x < 32) {
+      if (threadIdx.x < Cfg::kProducerThreads) {
         producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
-      } else {  // warps 1-3: the consumers' tile sequence, one staged tile at a time
+      } else {  // epilogue warps: the consumers' tile sequence, one staged tile at a time
         const int total = sched.total_tiles();
         int j = 0;
         for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
-          Epi::epilogue_warps_tile(ep, sched.coord(unit), j, smem_c, staged_full, staged_empty);
+          Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), j, smem_c, staged_full, staged_empty);
       }
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);

@@ -65,14 +65,14 @@ enum class BMode : int {
 // the empty barriers count both CTAs' consumer warps. The pair's second m-tile may lie past the
 // group's end: that CTA loads its half of B, skips its MMAs and stores nothing.
 //
-// EpiWarps_ (cooperative only): the epilogue runs in warps 1-3 of warpgroup 0 while warp 0 alone
-// gathers A (32 rows a thread) and issues B. The consumers write the accumulator
-// tile (bf16) into the staging buffer and go straight to the next tile's MMAs; the epilogue warps
-// read it back and do the epilogue's math and stores while those run (EpiSwiGLUBwdWarps). (A fourth
+// EpiWarps_ = n > 0 (cooperative only): the epilogue runs in the last n warps of warpgroup 0 while
+// the first 4 - n gather A and issue B. The consumers write the accumulator tile (bf16) into the
+// staging buffer and go straight to the next tile's MMAs; the epilogue warps read it back and do the
+// epilogue's math and stores while those run (EpiWarpsBase and its users in epilogue.cuh). (A fourth
 // warpgroup would cap the whole kernel at 128 registers a thread: ptxas allocates for the launch
 // bound, and a 64 x 256 accumulator alone is 128.)
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, bool EpiWarps_ = false>
+          bool Cluster_ = false, int EpiWarps_ = 0>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -106,10 +106,12 @@ struct GemmConfig {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStagedStore = StagedStore_;
   static_assert(!(StagedStore_ && PingPong_), "the staged store is written for the cooperative layout");
-  static constexpr bool kEpiWarps = EpiWarps_;
-  static_assert(!(EpiWarps_ && (PingPong_ || StagedStore_ || Cluster_)),
+  static constexpr int kEpilogueWarps = EpiWarps_;  // warps 4-n..3 of warpgroup 0; 0 = none
+  static constexpr bool kEpiWarps = EpiWarps_ > 0;
+  static_assert(EpiWarps_ >= 0 && EpiWarps_ <= 3, "epilogue warps: 0..3 of warpgroup 0's four");
+  static_assert(!(kEpiWarps && (PingPong_ || StagedStore_ || Cluster_)),
                 "the epilogue warps are written for the plain cooperative layout");
-  static constexpr int kProducerThreads = kEpiWarps ? 32 : 128;  // threads gathering A (cp.async)
+  static constexpr int kProducerThreads = 128 - 32 * kEpilogueWarps;  // threads gathering A (cp.async)
   // setmaxnreg split: warpgroup 0 (producer) / each consumer warpgroup; the sum stays <= 504 (what
   // CUTLASS's splits use: a 160/176/176 split, 512, hung on the H200, the consumers' setmaxnreg.inc
   // waiting forever). The epilogue-warps form keeps the launch bound's 168 everywhere (no
