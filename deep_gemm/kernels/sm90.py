@@ -82,9 +82,10 @@ def _variant(op: str) -> ctypes.c_int:
     """Kernel variant per op (0 = the library's default, 1 = cooperative, 2 = ping-pong, 3 = cooperative
     with the staged epilogue: output tile through shared memory + bulk-copy stores overlapping the next
     tile's MMAs, for GEMM2 / DX / GEMM; for DH, 3 = cooperative 128 x 256 tiles with z loaded in the
-    epilogue, 4 = 128 x 256 with the SwiGLU backward in three epilogue warps overlapping the next
-    tile's MMAs (dA through shared memory as bf16); for GEMM1, 4 = staged with 128 x (96 + 96) tiles, 5 = 128 x (128 + 128) with the SwiGLU in three
-    epilogue warps; + 16 on a cooperative or staged
+    epilogue, 4 / 5 = 128 x 256 with the SwiGLU backward in three / two epilogue warps of the producer
+    warpgroup overlapping the next tile's MMAs (dA through shared memory as bf16; the defaults where
+    I % 256 == 0, 4 at H < 3072); for GEMM1, 4 = staged with 128 x (96 + 96) tiles, 6 = 128 x (128 + 128)
+    with the SwiGLU in two epilogue warps; + 16 on a cooperative or staged
     variant: the same with 2-CTA clusters multicasting the weight tile, measured slower, opt-in),
     overridable for benchmarking with PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM)."""
     return ctypes.c_int(int(os.environ.get(f"PK_SM90_VARIANT_{op}", "0")))

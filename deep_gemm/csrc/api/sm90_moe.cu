@@ -13,7 +13,8 @@ namespace {
 // cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1: the staged epilogue (z through
 // shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
 // (I % 96 == 0, else 1); dH: 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup;
-// 5 = GEMM 1 only: 128 x 256 with the epilogue in those warps. (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
+// 5 = dH only: the same with two gathering and two epilogue warps; 6 = GEMM 1 only: 128 x 256 with
+// the epilogue in two warps of the producer warpgroup. (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
 // slower than cooperative in every run and spilled 442 B with the fast-reciprocal SiLU: removed.)
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
@@ -24,11 +25,11 @@ using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // variant | kVariantCluster (GEMM 1: 1 or 4; dH: 3): the same with 2-CTA clusters multicasting B.
 using Gemm1CoopMC = GemmConfig<256, 4, BMode::kKMajorSplit, false, false, true>;
 using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true>;
-// variant 5: cooperative 128 x (gate 128 + up 128) with the SwiGLU epilogue in warps 1-3 of the
-// producer warpgroup, fed through the staging tile (3 stages fit next to it), overlapping the next
-// tile's MMAs; z and h must be 16-byte aligned (else 1).
-using Gemm1EpiWarps = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 3>;
-// variant 6: the same with two producer warps and two epilogue warps.
+// variant 6: cooperative 128 x (gate 128 + up 128) with the SwiGLU epilogue in the last two warps of the
+// producer warpgroup (two warps gather x), fed through the staging tile (3 stages fit next to it),
+// overlapping the next tile's MMAs; z and h must be 16-byte aligned (else 1). Opt-in: 30B 1.60 vs
+// 1.46 ms staged, 235B 6.00 vs 6.34 (one run, results/session4/run4). (Variant 5, one gathering
+// warp and three epilogue warps, lost by 15-25 % at both shapes in two runs: removed.)
 using Gemm1EpiWarps2 = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 2>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
@@ -37,23 +38,29 @@ using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
 // the epilogue (no registers to prefetch it next to 128 accumulators); needs I % 256 == 0.
 using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
 using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
-// variant 4 for dH: cooperative 128 x 256 with the SwiGLU backward in warps 1-3 of the producer
-// warpgroup, fed through the staging tile (3 stages fit next to it), overlapping the next tile's
-// MMAs; needs I % 256 == 0 and 16-byte aligned z, dz, h*w (else 3).
+// variant 4 for dH (the default at H < 3072): cooperative 128 x 256 with the SwiGLU backward in warps
+// 1-3 of the producer warpgroup (warp 0 gathers dy), fed through the staging tile (3 stages fit next
+// to it), overlapping the next tile's MMAs; needs I % 256 == 0 and 16-byte aligned z, dz, h*w (else 3).
 using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3>;
-// variant 5: the same with two producer warps and two epilogue warps.
+// variant 5 (the default at H >= 3072): the same with two gathering warps and two epilogue warps.
 using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
 using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
-// Defaults from the H200 measurements (notes/sm90_moe_kernels.md). dy . W2, timed interleaved in four runs: at H = 2048 ping-pong 128x128 (1.17-1.24 ms vs
-// 1.20-1.26 cooperative 128x256, 1.31-1.38 cooperative 128x128); at H = 4096 cooperative 128x256 in
-// three of four runs (3.80 vs 4.03 ping-pong, 5.10 cooperative 128x128).
+// Defaults from the H200 measurements (notes/sm90_moe_kernels.md). dy . W2 without the epilogue warps
+// (I % 256 != 0), timed interleaved in four runs (session 2): at H = 2048 ping-pong 128x128 (1.17-1.24 ms
+// vs 1.20-1.26 cooperative 128x256, 1.31-1.38 cooperative 128x128).
 // GEMM 1: staged 128 x 192 with 4 stages where I % 96 == 0 (interleaved, 15 rounds: 30B 1.64 vs 1.70
 // ms cooperative, 235B 6.21 vs 6.26), else cooperative 128 x 256 (the 3-stage staged 128 x 256 loses).
 inline int default_gemm1(int inter) { return inter % 96 == 0 ? 4 : 1; }
-inline int default_dh(int hidden, int inter) { return hidden >= 3072 && inter % 256 == 0 ? 3 : 2; }
+// dH (session 4, interleaved, 7 rounds, results/session4/run4): 128 x 256 with the SwiGLU backward in
+// epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
+// warps are the limit there), at H = 4096 two (3.59 vs 3.71 with three, 3.90 cooperative 128 x 256).
+inline int default_dh(int hidden, int inter) {
+  if (inter % 256 == 0) return hidden >= 3072 ? 5 : 4;
+  return 2;
+}
 
 inline float clamp_value(float c) { return c > 0.f ? c : INFINITY; }
 
@@ -93,17 +100,17 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     int v = variant == 0 ? default_gemm1(inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     v &= ~kVariantCluster;
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 5 || v == 6,
-               "GEMM 1 variant must be 0, 1, 2, 4, 5 or 6 (1 and 4 also plus %d: 2-CTA clusters), got %d",
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 6,
+               "GEMM 1 variant must be 0, 1, 2, 4 or 6 (1 and 4 also plus %d: 2-CTA clusters), got %d",
                kVariantCluster, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v >= 5)), "GEMM 1 variants 2, 5 and 6 have no 2-CTA cluster form (variant %d)",
+    PK_REQUIRE(!(mc && (v == 2 || v == 6)), "GEMM 1 variants 2 and 6 have no 2-CTA cluster form (variant %d)",
                variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
-    if (v >= 5 && (reinterpret_cast<uintptr_t>(z) % 16 != 0 || reinterpret_cast<uintptr_t>(h) % 16 != 0)) v = 1;
+    if (v == 6 && (reinterpret_cast<uintptr_t>(z) % 16 != 0 || reinterpret_cast<uintptr_t>(h) % 16 != 0)) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : v == 4 ? 96 : 128;  // (5, 6: 128)  // gate (and up) columns per tile
+    const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -112,8 +119,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 5)
-      launch_grouped_gemm<Gemm1EpiWarps, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 6)
       launch_grouped_gemm<Gemm1EpiWarps2, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
