@@ -4,8 +4,7 @@ and the table gives each variant's median over rounds and its ratio to the first
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
 
-Variants: GEMM 1 + SwiGLU cooperative, staged 128x192 (4 stages) and 128x256 with the SwiGLU in
-two epilogue warps (6);
+Variants: GEMM 1 + SwiGLU cooperative and staged 128x192 (4 stages);
 GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
 cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2), cooperative 128x256 (3) and 128x256 with
@@ -85,7 +84,6 @@ def variants(shape, T, E, K):
                                 ptr(zz), ptr(h), ctypes.c_float(0.0), ctypes.c_int(v), s)
     return {"GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
-            "GEMM 1 2 epilogue warps 128x256": (gemm1(6), 2 * f),
             "GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
             "GEMM 2 ping-pong, A by TMA": (a_load("tma", gemm2(2)), f),
             "GEMM 2 staged, A by TMA": (a_load("tma", gemm2(3)), f),

@@ -109,12 +109,12 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128;
 # the default dH where I % 256 == 0 at these small H is 128 x 256 with the epilogue in three warps of
 # the producer warpgroup); "dh_warps2" = the same with two gathering and two epilogue warps (the default at
-# H >= 3072); "gemm1_warps" = GEMM 1 128 x (128 + 128) with the SwiGLU in two epilogue warps;
+# H >= 3072);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
-            "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"}, "gemm1_warps": {"GEMM1": "6"},
+            "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
@@ -201,7 +201,7 @@ def test_moe_cuda_graph(rng, variant):
     assert rel_l2(y, y_ref) <= TOL
 
 
-@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "gemm1_warps", "cluster"])
+@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -214,7 +214,7 @@ def test_moe_few_ctas(rng, monkeypatch, name):
 
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked")])
 @pytest.mark.parametrize("base,other", [("default", "staged"), ("default", "gemm1_coop"), ("dh256", "cluster"),
-                                        ("default", "cluster_coop"), ("default", "gemm1_warps")])
+                                        ("default", "cluster_coop")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

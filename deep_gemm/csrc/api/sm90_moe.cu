@@ -13,8 +13,9 @@ namespace {
 // cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1: the staged epilogue (z through
 // shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
 // (I % 96 == 0, else 1); dH: 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup;
-// 5 = dH only: the same with two gathering and two epilogue warps; 6 = GEMM 1 only: 128 x 256 with
-// the epilogue in two warps of the producer warpgroup. (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
+// 5 = dH only: the same with two gathering and two epilogue warps. (GEMM 1 with its SwiGLU in the
+// epilogue warps, once 5 and 6, lost or tied against 4 in three runs: results/session4/run3, run4,
+// run6_ncu; removed.) (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
 // slower than cooperative in every run and spilled 442 B with the fast-reciprocal SiLU: removed.)
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
@@ -25,12 +26,6 @@ using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // variant | kVariantCluster (GEMM 1: 1 or 4; dH: 3): the same with 2-CTA clusters multicasting B.
 using Gemm1CoopMC = GemmConfig<256, 4, BMode::kKMajorSplit, false, false, true>;
 using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true>;
-// variant 6: cooperative 128 x (gate 128 + up 128) with the SwiGLU epilogue in the last two warps of the
-// producer warpgroup (two warps gather x), fed through the staging tile (3 stages fit next to it),
-// overlapping the next tile's MMAs; z and h must be 16-byte aligned (else 1). Opt-in: 30B 1.60 vs
-// 1.46 ms staged, 235B 6.00 vs 6.34 (one run, results/session4/run4). (Variant 5, one gathering
-// warp and three epilogue warps, lost by 15-25 % at both shapes in two runs: removed.)
-using Gemm1EpiWarps2 = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 2>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -100,14 +95,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     int v = variant == 0 ? default_gemm1(inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     v &= ~kVariantCluster;
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 6,
-               "GEMM 1 variant must be 0, 1, 2, 4 or 6 (1 and 4 also plus %d: 2-CTA clusters), got %d",
+    PK_REQUIRE(v == 1 || v == 2 || v == 4, "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters), got %d",
                kVariantCluster, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v == 6)), "GEMM 1 variants 2 and 6 have no 2-CTA cluster form (variant %d)",
-               variant);
+    PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
-    if (v == 6 && (reinterpret_cast<uintptr_t>(z) % 16 != 0 || reinterpret_cast<uintptr_t>(h) % 16 != 0)) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
     const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
@@ -119,8 +111,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 6)
-      launch_grouped_gemm<Gemm1EpiWarps2, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (mc)

@@ -318,18 +318,24 @@ struct EpiSwiGLUFwd {
 
 // SwiGLU backward of one element: dA = dy . W2 (unweighted), routing weight w, saved pre-activation
 // (g, u), clamp cl. Writes dg, du (the weight folded in) and h * w; returns dA * round_bf16(h), the
-// element's term of d(topk_weight). kFast: sigmoid with the approximate reciprocal.
-template <bool kFast>
+// element's term of d(topk_weight). kFast: sigmoid with the approximate reciprocal. kClamp = false:
+// no clamp (cl = +inf; the same results for every non-NaN input, six instructions fewer).
+template <bool kFast, bool kClamp = true>
 __device__ __forceinline__ float swiglu_bwd(float da, float w, float gq, float uq, float cl, float& dg, float& du,
                                             float& hw) {
-  const float gc = fminf(gq, cl);
-  const float uc = fminf(fmaxf(uq, -cl), cl);
+  const float gc = kClamp ? fminf(gq, cl) : gq;
+  const float uc = kClamp ? fminf(fmaxf(uq, -cl), cl) : uq;
   const float sg = kFast ? sigmoid_f(gc) : 1.0f / (1.0f + __expf(-gc));
   const float si = gc * sg;
   const float h = si * uc;
   const float dh = da * w;
-  dg = (gq <= cl) ? dh * uc * sg * (1.0f + gc * (1.0f - sg)) : 0.0f;
-  du = (uq >= -cl && uq <= cl) ? dh * si : 0.0f;
+  if constexpr (kClamp) {
+    dg = (gq <= cl) ? dh * uc * sg * (1.0f + gc * (1.0f - sg)) : 0.0f;
+    du = (uq >= -cl && uq <= cl) ? dh * si : 0.0f;
+  } else {
+    dg = dh * uc * sg * (1.0f + gc * (1.0f - sg));
+    du = dh * si;
+  }
   hw = h * w;
   return da * __bfloat162float(__float2bfloat16_rn(h));
 }
@@ -462,72 +468,42 @@ struct EpiWarpsBase {
   }
 };
 
-// GEMM 1 forward with the epilogue in the epilogue warps (BN = gate 128 | up 128): lane l of the warp on a row
-// reads gate and up columns 4l..4l+3 of the staged [g | u] row (8 bytes each) and writes them to z and
-// h = silu(min(g,c)) * clamp(u,-c,c) (from the same bf16 values; results equal EpiSwiGLUFwd's).
-template <int BN>
-struct EpiSwiGLUFwdWarps : EpiWarpsBase<BN> {
-  static_assert(BN == 256, "a warp covers one row: 4 gate + 4 up columns a lane");
-  using Tile = StagedTile<BN>;
-  using EpiWarpsBase<BN>::kTileRows;
-
-  template <int kWarps>
-  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
-                                                             uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
-    constexpr int H = BN / 2;
-    constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
-    const int warp = EpiWarpsBase<BN>::template warp<kWarps>(), lane = threadIdx.x % 32;
-    const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);
-    const int64_t p0 = c.row_begin + c.m_block * kTileRows;
-    const int col = c.n_block * H + 4 * lane;
-    const float cl = e.clamp;
-    const uint8_t* tile = smem_c + lane * 8;
-    mbar_wait(full, static_cast<uint32_t>(j) & 1u);
-#pragma unroll 4
-    for (int k = 0; k < kSteps; ++k) {
-      const int r = warp + kWarps * k;
-      if (r >= rows) break;  // warp-uniform
-      const uint2 g = *reinterpret_cast<const uint2*>(tile + r * Tile::kRowBytes);
-      const uint2 u = *reinterpret_cast<const uint2*>(tile + r * Tile::kRowBytes + H * 2);
-      const int64_t p = p0 + r;
-      __nv_bfloat16* zrow = e.out + p * e.ld_out + col;
-      *reinterpret_cast<uint2*>(zrow) = g;
-      *reinterpret_cast<uint2*>(zrow + e.inter) = u;
-      uint32_t h[2];
-      const uint32_t gv[2] = {g.x, g.y}, uv[2] = {u.x, u.y};
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const float2 g2 = unpack_bf16x2(gv[i]), u2 = unpack_bf16x2(uv[i]);
-        h[i] = pack_bf16x2(silu_f(fminf(g2.x, cl)) * fminf(fmaxf(u2.x, -cl), cl),
-                           silu_f(fminf(g2.y, cl)) * fminf(fmaxf(u2.y, -cl), cl));
-      }
-      *reinterpret_cast<uint2*>(e.out2 + p * e.ld_out2 + col) = make_uint2(h[0], h[1]);
-    }
-    mbar_arrive(empty);
-  }
-};
-
 // dH with the epilogue in the last warps of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
 // tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
 //     as bf16 into the staging buffer (rows 64wg.., pitch BN*2 + 16), arrive, start the next tile;
-//   epilogue warp e < kWarps (epilogue_warps_tile): tile rows e, e+kWarps, ...; lane l columns 8l..8l+7,
-//     so every load and store of a row is one coalesced 16-byte vector per lane (z gate and up, dA
-//     from shared memory; dz gate and up, h*w). z is loaded kDepth rows ahead, the first rows and
-//     the routing weights (lane l: rows e + kWarps (l + 32h), shuffled to the warp) while the
-//     tile's MMAs still run. d(topk_weights): lanes 0-15 sum the first 128 columns, 16-31 the rest.
+//   epilogue warp e < kWarps (epilogue_warps_tile): tile rows e, e+kWarps, ..., kBatch rows at a time
+//     with no branch between them (the rows' dependency chains interleave; rows past the tile's end
+//     compute on clamped addresses and store nothing); lane l columns 8l..8l+7, so every load and
+//     store of a row is one coalesced 16-byte vector per lane (z gate and up, dA from shared memory;
+//     dz gate and up, h*w). z is loaded one batch ahead, the first batch and the routing weights
+//     (lane l: rows e + kWarps (l + 32h), shuffled to the warp) while the tile's MMAs still run.
+//     d(topk_weights): lanes 0-15 sum the first 128 columns, 16-31 the rest.
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
-// approximate reciprocal (these warps' instruction count is what the epilogue costs).
+// approximate reciprocal and a tile without clamp takes a clamp-free path (these warps' instruction
+// count and latency are what the epilogue costs).
 template <int BN>
 struct EpiSwiGLUBwdWarps : EpiWarpsBase<BN> {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
   using EpiWarpsBase<BN>::kTileRows;
-  static constexpr int kDepth = 4;  // z rows in flight per warp
+  static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
 
   template <int kWarps>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
+    if (e.clamp == INFINITY) tile<kWarps, false>(e, c, j, smem_c, full, empty);
+    else tile<kWarps, true>(e, c, j, smem_c, full, empty);
+  }
+
+ private:
+  struct ZRow {
+    uint4 g, u;
+  };
+
+  template <int kWarps, bool kClamp>
+  __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
+                                              uint64_t* full, uint64_t* empty) {
     constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
     static_assert(kSteps <= 64, "two routing weights a lane");
     const int warp = EpiWarpsBase<BN>::template warp<kWarps>(), lane = threadIdx.x % 32;
@@ -535,61 +511,72 @@ struct EpiSwiGLUBwdWarps : EpiWarpsBase<BN> {
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
     const int col = c.n_block * BN + 8 * lane;
     const float cl = e.clamp;
-    float w_lane[2] = {0.f, 0.f};  // routing weights of tile rows warp + 3 (lane + 32 h)
+    float w_lane[2] = {0.f, 0.f};  // routing weights of tile rows warp + kWarps (lane + 32 h)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = warp + kWarps * (lane + 32 * h);
       if (r < rows) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
     }
-    uint4 zg[kDepth], zu[kDepth];
-    auto load_z = [&](int k, uint4& g, uint4& u) {
-      const int r = warp + kWarps * k;
-      if (r < rows) {
-        const __nv_bfloat16* zrow = e.z + (p0 + r) * e.ld_z + col;
-        g = __ldg(reinterpret_cast<const uint4*>(zrow));
-        u = __ldg(reinterpret_cast<const uint4*>(zrow + e.inter));
+    auto load_batch = [&](int k0, ZRow (&z)[kBatch]) {
+#pragma unroll
+      for (int d = 0; d < kBatch; ++d) {
+        const int r = warp + kWarps * (k0 + d);
+        if (r < rows) {
+          const __nv_bfloat16* zrow = e.z + (p0 + r) * e.ld_z + col;
+          z[d].g = __ldg(reinterpret_cast<const uint4*>(zrow));
+          z[d].u = __ldg(reinterpret_cast<const uint4*>(zrow + e.inter));
+        }
       }
     };
+    ZRow zc[kBatch], zn[kBatch];
 #pragma unroll
-    for (int d = 0; d < kDepth; ++d) {
-      zg[d] = zu[d] = make_uint4(0, 0, 0, 0);
-      load_z(d, zg[d], zu[d]);
-    }
+    for (int d = 0; d < kBatch; ++d) zc[d].g = zc[d].u = zn[d].g = zn[d].u = make_uint4(0, 0, 0, 0);
+    load_batch(0, zc);
     mbar_wait(full, static_cast<uint32_t>(j) & 1u);
-    const uint8_t* tile = smem_c + lane * 16;
-    for (int k0 = 0; k0 < kSteps; k0 += kDepth) {
+    const uint8_t* tile_row0 = smem_c + lane * 16;
+    for (int k0 = 0; k0 < kSteps; k0 += kBatch) {
+      if (k0 + kBatch < kSteps) load_batch(k0 + kBatch, zn);
+      float dot[kBatch];
 #pragma unroll
-      for (int d = 0; d < kDepth; ++d) {
+      for (int d = 0; d < kBatch; ++d) {
         const int k = k0 + d, r = warp + kWarps * k;
         const float w = __shfl_sync(0xffffffffu, k < 32 ? w_lane[0] : w_lane[1], k % 32);
-        if (r < rows) {  // warp-uniform
-          const uint4 da4 = *reinterpret_cast<const uint4*>(tile + r * Tile::kRowBytes);
-          const uint32_t da[4] = {da4.x, da4.y, da4.z, da4.w};
-          const uint32_t g[4] = {zg[d].x, zg[d].y, zg[d].z, zg[d].w};
-          const uint32_t u[4] = {zu[d].x, zu[d].y, zu[d].z, zu[d].w};
-          uint32_t dg[4], du[4], hw[4];
-          float dot = 0.f;
+        const uint4 da4 = *reinterpret_cast<const uint4*>(tile_row0 + min(r, kTileRows - 1) * Tile::kRowBytes);
+        const uint32_t da[4] = {da4.x, da4.y, da4.z, da4.w};
+        const uint32_t g[4] = {zc[d].g.x, zc[d].g.y, zc[d].g.z, zc[d].g.w};
+        const uint32_t u[4] = {zc[d].u.x, zc[d].u.y, zc[d].u.z, zc[d].u.w};
+        uint32_t dg[4], du[4], hw[4];
+        dot[d] = 0.f;
 #pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const float2 a2 = unpack_bf16x2(da[i]), g2 = unpack_bf16x2(g[i]), u2 = unpack_bf16x2(u[i]);
-            float dg0, du0, hw0, dg1, du1, hw1;
-            dot += swiglu_bwd<true>(a2.x, w, g2.x, u2.x, cl, dg0, du0, hw0);
-            dot += swiglu_bwd<true>(a2.y, w, g2.y, u2.y, cl, dg1, du1, hw1);
-            dg[i] = pack_bf16x2(dg0, dg1);
-            du[i] = pack_bf16x2(du0, du1);
-            hw[i] = pack_bf16x2(hw0, hw1);
-          }
+        for (int i = 0; i < 4; ++i) {
+          const float2 a2 = unpack_bf16x2(da[i]), g2 = unpack_bf16x2(g[i]), u2 = unpack_bf16x2(u[i]);
+          float dg0, du0, hw0, dg1, du1, hw1;
+          dot[d] += swiglu_bwd<true, kClamp>(a2.x, w, g2.x, u2.x, cl, dg0, du0, hw0);
+          dot[d] += swiglu_bwd<true, kClamp>(a2.y, w, g2.y, u2.y, cl, dg1, du1, hw1);
+          dg[i] = pack_bf16x2(dg0, dg1);
+          du[i] = pack_bf16x2(du0, du1);
+          hw[i] = pack_bf16x2(hw0, hw1);
+        }
+        if (r < rows) {  // warp-uniform
           const int64_t p = p0 + r;
           __nv_bfloat16* dzrow = e.out + p * e.ld_out + col;
           *reinterpret_cast<uint4*>(dzrow) = make_uint4(dg[0], dg[1], dg[2], dg[3]);
           *reinterpret_cast<uint4*>(dzrow + e.inter) = make_uint4(du[0], du[1], du[2], du[3]);
           *reinterpret_cast<uint4*>(e.out2 + p * e.ld_out2 + col) = make_uint4(hw[0], hw[1], hw[2], hw[3]);
-#pragma unroll
-          for (int s = 1; s < 16; s <<= 1) dot += __shfl_xor_sync(0xffffffffu, dot, s);
-          if (lane % 16 == 0) e.part[p * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16] = dot;
         }
-        if (k + kDepth < kSteps) load_z(k + kDepth, zg[d], zu[d]);
       }
+#pragma unroll
+      for (int s = 1; s < 16; s <<= 1)
+#pragma unroll
+        for (int d = 0; d < kBatch; ++d) dot[d] += __shfl_xor_sync(0xffffffffu, dot[d], s);
+#pragma unroll
+      for (int d = 0; d < kBatch; ++d) {
+        const int r = warp + kWarps * (k0 + d);
+        if (r < rows && lane % 16 == 0)
+          e.part[(p0 + r) * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16] = dot[d];
+      }
+#pragma unroll
+      for (int d = 0; d < kBatch; ++d) zc[d] = zn[d];
     }
     mbar_arrive(empty);  // (after the last shared-memory read of this thread)
   }
