@@ -446,28 +446,6 @@ struct EpiSwiGLUBwd {
   }
 };
 
-// What the epilogues run by the last kWarps warps of warpgroup 0 (GemmConfig EpiWarps_) share: the
-// consumers' side (wait until the epilogue warps have read the previous tile back, stmatrix the
-// accumulators as bf16 into the staging buffer, rows 64wg.., pitch BN*2 + 16, arrive, start the next
-// tile) and the row split (epilogue warp e takes tile rows e, e + kWarps, ...).
-template <int BN>
-struct EpiWarpsBase {
-  using Pre = NoPre;
-  static constexpr int kTileRows = 128;
-  template <int kWarps>
-  __device__ __forceinline__ static int warp() { return threadIdx.x / 32 - (4 - kWarps); }
-
-  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
-
-  template <class Accum>
-  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
-                                               uint64_t* empty) {
-    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
-    StagedTile<BN>::stmatrix_rows(acc, StagedTile<BN>::buffer(smem_c, wg));
-    mbar_arrive(full);
-  }
-};
-
 // dH with the epilogue in the last warps of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
 // tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
@@ -483,11 +461,23 @@ struct EpiWarpsBase {
 // approximate reciprocal and a tile without clamp takes a clamp-free path (these warps' instruction
 // count and latency are what the epilogue costs).
 template <int BN>
-struct EpiSwiGLUBwdWarps : EpiWarpsBase<BN> {
+struct EpiSwiGLUBwdWarps {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
-  using EpiWarpsBase<BN>::kTileRows;
+  using Pre = NoPre;
+  static constexpr int kTileRows = 128;
   static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
+
+  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
+
+  // Consumer side: wait until the epilogue warps have read tile j-1 back, write this tile, arrive.
+  template <class Accum>
+  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
+                                               uint64_t* empty) {
+    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
+    Tile::stmatrix_rows(acc, Tile::buffer(smem_c, wg));
+    mbar_arrive(full);
+  }
 
   template <int kWarps>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
@@ -506,7 +496,7 @@ struct EpiSwiGLUBwdWarps : EpiWarpsBase<BN> {
                                               uint64_t* full, uint64_t* empty) {
     constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
     static_assert(kSteps <= 64, "two routing weights a lane");
-    const int warp = EpiWarpsBase<BN>::template warp<kWarps>(), lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32 - (4 - kWarps), lane = threadIdx.x % 32;  // the last kWarps of warpgroup 0
     const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
     const int col = c.n_block * BN + 8 * lane;

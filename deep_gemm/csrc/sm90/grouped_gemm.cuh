@@ -1,9 +1,10 @@
 // The sm90 m-grouped GEMM kernel family: C[p, :] = A[row(p), :] . B[group(p)]^T (or . B[group]),
 // persistent, warp-specialized (1 producer warpgroup + 2 wgmma consumer warpgroups, 384 threads,
-// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0 run the epilogue),
-// group sizes read on the device (see scheduler.cuh), with a pluggable epilogue (see epilogue.cuh). The same kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue,
-// GEMM 2), the MoE backward (dy . W2 with the SwiGLU backward epilogue, dz . W1) and the public
-// bf16 m-grouped GEMMs (contiguous and masked layouts).
+// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0 run the epilogue), group sizes
+// read on the device (see scheduler.cuh), with a pluggable epilogue (see epilogue.cuh). The same
+// kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue, GEMM 2), the MoE backward (dy . W2
+// with the SwiGLU backward epilogue, dz . W1) and the public bf16 m-grouped GEMMs (contiguous and
+// masked layouts).
 #pragma once
 #include "mainloop.cuh"
 #include "epilogue.cuh"
@@ -58,7 +59,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
         const int total = sched.total_tiles();
         int j = 0;
         for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
-          Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), j, smem_c, staged_full, staged_empty);
+          Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), j, smem_c, staged_full,
+                                                                 staged_empty);
       }
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);

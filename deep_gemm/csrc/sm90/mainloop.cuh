@@ -68,7 +68,7 @@ enum class BMode : int {
 // EpiWarps_ = n > 0 (cooperative only): the epilogue runs in the last n warps of warpgroup 0 while
 // the first 4 - n gather A and issue B. The consumers write the accumulator tile (bf16) into the
 // staging buffer and go straight to the next tile's MMAs; the epilogue warps read it back and do the
-// epilogue's math and stores while those run (EpiWarpsBase and its users in epilogue.cuh). (A fourth
+// epilogue's math and stores while those run (EpiSwiGLUBwdWarps in epilogue.cuh). (A fourth
 // warpgroup would cap the whole kernel at 128 registers a thread: ptxas allocates for the launch
 // bound, and a 64 x 256 accumulator alone is 128.)
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
