@@ -109,12 +109,14 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128;
 # the default dH where I % 256 == 0 at these small H is 128 x 256 with the epilogue in three warps of
 # the producer warpgroup); "dh_warps2" = the same with two gathering and two epilogue warps (the default at
-# H >= 3072);
+# H >= 3072); "dh_prefetch" / "dh_warps2_prefetch" = those two with the next tile's z prefetched into L2;
+# "wgrad_ring" = the weight gradients with bf16 rows staged in the ring's last two stages (variant 15);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
-            "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
+            "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"}, "dh_prefetch": {"DH": "6"},
+            "dh_warps2_prefetch": {"DH": "7"}, "wgrad_ring": {"WGRAD": "15"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
@@ -122,7 +124,7 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
 
 
 def _set_variant(monkeypatch, name):
-    for op in ("GEMM1", "GEMM2", "DH", "DX", "GEMM"):
+    for op in ("GEMM1", "GEMM2", "DH", "DX", "GEMM", "WGRAD"):
         monkeypatch.delenv(f"PK_SM90_VARIANT_{op}", raising=False)
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
@@ -201,7 +203,8 @@ def test_moe_cuda_graph(rng, variant):
     assert rel_l2(y, y_ref) <= TOL
 
 
-@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "cluster"])
+@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "dh_prefetch", "dh_warps2_prefetch",
+                                  "wgrad_ring", "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""

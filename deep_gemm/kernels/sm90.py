@@ -84,9 +84,11 @@ def _variant(op: str) -> ctypes.c_int:
     tile's MMAs, for GEMM2 / DX / GEMM; for DH, 3 = cooperative 128 x 256 tiles with z loaded in the
     epilogue, 4 / 5 = 128 x 256 with the SwiGLU backward in three / two epilogue warps of the producer
     warpgroup overlapping the next tile's MMAs (dA through shared memory as bf16; the defaults where
-    I % 256 == 0, 4 at H < 3072); for GEMM1, 4 = staged with 128 x (96 + 96) tiles; + 16 on a cooperative or staged
-    variant: the same with 2-CTA clusters multicasting the weight tile, measured slower, opt-in),
-    overridable for benchmarking with PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM)."""
+    I % 256 == 0, 4 at H < 3072), 6 / 7 = 4 / 5 with the next tile's z prefetched into L2; for GEMM1, 4 = staged
+    with 128 x (96 + 96) tiles; + 16 on a cooperative or staged variant: the same with 2-CTA clusters
+    multicasting the weight tile, measured slower, opt-in; for WGRAD, the k-grouped pipeline ids of
+    sm90_kgrouped.VARIANTS), overridable for benchmarking with PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2,
+    DH, DX, GEMM, WGRAD)."""
     return ctypes.c_int(int(os.environ.get(f"PK_SM90_VARIANT_{op}", "0")))
 
 
@@ -193,7 +195,8 @@ def _wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=False):
     if mode not in ("grouped_mm", "torch"):
         try:
             from .sm90_kgrouped import k_grouped_wgrad
-            return k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=accumulate)
+            return k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=accumulate,
+                                   _variant=_variant("WGRAD").value)
         except (ImportError, NotSupportedHere):
             pass
     tmp = torch.empty(out.shape, dtype=torch.float32, device=out.device)

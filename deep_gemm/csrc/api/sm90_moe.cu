@@ -13,7 +13,8 @@ namespace {
 // cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1: the staged epilogue (z through
 // shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
 // (I % 96 == 0, else 1); dH: 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup;
-// 5 = dH only: the same with two gathering and two epilogue warps. (GEMM 1 with its SwiGLU in the
+// 5 = dH only: the same with two gathering and two epilogue warps; 6, 7 = 4, 5 with the next tile's z
+// prefetched into L2 by the epilogue warps. (GEMM 1 with its SwiGLU in the
 // epilogue warps, once 5 and 6, lost or tied against 4 in three runs: results/session4/run3, run4,
 // run6_ncu; removed.) (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
 // slower than cooperative in every run and spilled 442 B with the fast-reciprocal SiLU: removed.)
@@ -39,6 +40,7 @@ using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
 using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3>;
 // variant 5 (the default at H >= 3072): the same with two gathering warps and two epilogue warps.
 using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
+// variants 6 and 7: 4 and 5 with the epilogue warps prefetching the next tile's z rows into L2.
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -137,7 +139,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     v &= ~kVariantCluster;
-    PK_REQUIRE(v >= 1 && v <= 5 && (!mc || v == 3), "dH variant must be 0..5 or 3 plus %d (2-CTA clusters), got %d",
+    PK_REQUIRE(v >= 1 && v <= 7 && (!mc || v == 3), "dH variant must be 0..7 or 3 plus %d (2-CTA clusters), got %d",
                kVariantCluster, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
@@ -164,6 +166,10 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 5)
       launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
+    else if (v == 6)
+      launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 7)
+      launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
   });
