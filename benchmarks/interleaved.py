@@ -8,8 +8,8 @@ Variants: GEMM 1 + SwiGLU cooperative and staged 128x192 (4 stages);
 GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA or by
 cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2), cooperative 128x256 (3) and 128x256 with
-the epilogue in three (4) or two (5) warps of the producer warpgroup, and those with the next tile's z
-prefetched into L2 (6, 7); the k-grouped
+the epilogue in three (4) or two (5) warps of the producer warpgroup; "wait0": the consumers release each
+stage after wgmma.wait_group 0 (variant + 32); the k-grouped
 weight gradients written as fp32 or bf16 (default pipeline, and each pipeline variant from 8 on).
 """
 from __future__ import annotations
@@ -94,8 +94,13 @@ def variants(shape, T, E, K):
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dH epilogue warps 128x256": (dh(4), f),
             "dH 2 epilogue warps 128x256": (dh(5), f),
-            "dH epilogue warps 128x256, z L2 prefetch": (dh(6), f),
-            "dH 2 epilogue warps 128x256, z L2 prefetch": (dh(7), f),
+            # + 32: consumers release each stage after wgmma.wait_group 0
+            "dH epilogue warps 128x256, wait0": (dh(36), f),
+            "dH 2 epilogue warps 128x256, wait0": (dh(37), f),
+            "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
+            "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),
+            "dX, A by TMA, wait0": (a_load("tma", dx(33)), 2 * f),
+            "dX staged, A by TMA, wait0": (a_load("tma", dx(35)), 2 * f),
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),

@@ -109,14 +109,16 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128;
 # the default dH where I % 256 == 0 at these small H is 128 x 256 with the epilogue in three warps of
 # the producer warpgroup); "dh_warps2" = the same with two gathering and two epilogue warps (the default at
-# H >= 3072); "dh_prefetch" / "dh_warps2_prefetch" = those two with the next tile's z prefetched into L2;
-# "wgrad_ring" = the weight gradients with bf16 rows staged in the ring's last two stages (variant 15);
+# H >= 3072); "wait0" / "dh_warps2_wait0" = every m-grouped kernel's consumers releasing each stage after
+# wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
+# (staged bf16 epilogue with wait_group 1; the default for bf16 is 13);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
-            "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"}, "dh_prefetch": {"DH": "6"},
-            "dh_warps2_prefetch": {"DH": "7"}, "wgrad_ring": {"WGRAD": "15"},
+            "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
+            "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
+            "dh_warps2_wait0": {"DH": "37", "DX": "35"}, "wgrad_staged": {"WGRAD": "10"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
@@ -203,8 +205,8 @@ def test_moe_cuda_graph(rng, variant):
     assert rel_l2(y, y_ref) <= TOL
 
 
-@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "dh_prefetch", "dh_warps2_prefetch",
-                                  "wgrad_ring", "cluster"])
+@pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
+                                  "wgrad_staged", "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -217,7 +219,8 @@ def test_moe_few_ctas(rng, monkeypatch, name):
 
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked")])
 @pytest.mark.parametrize("base,other", [("default", "staged"), ("default", "gemm1_coop"), ("dh256", "cluster"),
-                                        ("default", "cluster_coop")])
+                                        ("default", "cluster_coop"), ("default", "wait0"),
+                                        ("dh_warps2", "dh_warps2_wait0")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

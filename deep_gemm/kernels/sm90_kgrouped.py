@@ -26,7 +26,6 @@ VARIANTS = {
     "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead): DEFAULT (bf16 out, accumulate)
-    "ring": 15,          # lean's 4 stages, bf16 rows staged in the tile's last two ring stages (fp32: lean)
 }
 
 

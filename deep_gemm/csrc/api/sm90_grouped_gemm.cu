@@ -17,10 +17,12 @@ namespace {
 // 3 = cooperative 128 x 256 with the staged epilogue (smem + bulk-copy store overlapping the next
 // tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile).
 // variant | kVariantCluster (1 or 3 only): the same with 2-CTA clusters multicasting B.
-template <bool PP, BMode BM, bool MC = false>
-using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC>;
-template <BMode BM, bool MC = false>
-using CfgStaged = GemmConfig<256, 3, BM, false, true, MC>;
+// variant | kVariantWait0 (1 or 3, contiguous A by TMA only; otherwise the plain form): the same
+// releasing each stage after wgmma.wait_group 0.
+template <bool PP, BMode BM, bool MC = false, bool W0 = false>
+using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC, 0, W0>;
+template <BMode BM, bool MC = false, bool W0 = false>
+using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -46,6 +48,19 @@ void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo
     launch_grouped_gemm<C, AMode::kContiguous, E>(tb, mp, g, ep, max_rows, s);
   }
 }
+
+// The wait_group 0 form W of config C exists for contiguous A by TMA only; elsewhere C runs.
+template <class C, class W>
+void dispatch_a_wait0(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
+                      int64_t max_rows, bool a_tma, cudaStream_t s) {
+  using E = std::conditional_t<W::kStagedStore, EpiStoreBf16Staged<W::BN>, EpiStoreBf16<W::BN, W::kMI>>;
+  if (mp.a_index == nullptr && a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 && max_rows > 0) {
+    const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, kBM);
+    launch_grouped_gemm<W, AMode::kContiguousTma, E>(tb, mp, g, ep, max_rows, s, ta);
+  } else {
+    dispatch_a<C>(tb, mp, g, ep, max_rows, a_tma, s);
+  }
+}
 }  // namespace
 
 // group_mode 0: sizes = offsets [G+1]; 1: sizes = masked_m [G] with max_m rows per group;
@@ -69,9 +84,11 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
     int v = variant == 0 ? default_variant(b_mn_major != 0, k, a_index) : variant;
     const bool mc = (v & kVariantCluster) != 0;
-    v &= ~kVariantCluster;
-    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2),
-               "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters), got %d", kVariantCluster, variant);
+    const bool w0 = (v & kVariantWait0) != 0;
+    v &= ~(kVariantCluster | kVariantWait0);
+    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || mc)),
+               "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), got %d",
+               kVariantCluster, kVariantWait0, variant);
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
     if (v == 3 && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
@@ -89,7 +106,10 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     if (b_mn_major) {
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
-      if (pp) dispatch_a<Cfg<true, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      constexpr BMode kMN = BMode::kMNMajor;
+      if (pp) dispatch_a<Cfg<true, kMN>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && w0) dispatch_a_wait0<CfgStaged<kMN>, CfgStaged<kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (w0) dispatch_a_wait0<Cfg<false, kMN>, Cfg<false, kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && mc) dispatch_a<CfgStaged<BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (mc) dispatch_a<Cfg<false, BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
@@ -97,7 +117,10 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     } else {
       // with a cluster each CTA loads half of the B rows: a box of bn / 2
       const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn);
-      if (pp) dispatch_a<Cfg<true, BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      constexpr BMode kK = BMode::kKMajor;
+      if (pp) dispatch_a<Cfg<true, kK>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && w0) dispatch_a_wait0<CfgStaged<kK>, CfgStaged<kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (w0) dispatch_a_wait0<Cfg<false, kK>, Cfg<false, kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && mc) dispatch_a<CfgStaged<BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (mc) dispatch_a<Cfg<false, BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);

@@ -21,9 +21,9 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      accumulate as bulk fp32 adds (cp.reduce.async.bulk) instead of load-add-store.
 //  13  12 with wait_group 0 (release the stage just used): with 3 stages and one chunk's wgmma
 //      in flight the consumers hold 2 of them and the producer runs only one chunk ahead.
-//  15  8 (4 stages, wait_group 1) with bf16 outs staged in the ring itself: each consumer
-//      warpgroup's rows go through the stage of one of the tile's last two chunks, handed back
-//      to the producer once the bulk copies have read it (fp32 outs: as 8).
+// (15, session 5: 8's 4 stages with bf16 rows staged in the stages of a tile's last two chunks,
+// handed back after the bulk reads: 1-6 % slower than 13 at both shapes, results/session5/run1;
+// removed.)
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -40,7 +40,7 @@ constexpr int kDefaultVariantBf16 = 13;
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
 // the bulk engine's reads), so it keeps 8 (results/session3/run7_interleaved_f32.log).
 constexpr int kDefaultVariantAccumulate = 13;
-inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 15; }
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -130,12 +130,6 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 13:
       launch_staged<BM, BN, MC, 0, true>(p, map, max_ctas, stream);
       break;
-    case 15:
-      if constexpr (BM == 128)
-        launch<BM, BN, MC, Pipe<64, 4, 1, false, false, true>>(p, map, max_ctas, stream);
-      else
-        launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
-      break;
     default:  // 8
       launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
   }
@@ -155,7 +149,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13 or 15 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12 or 13 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -196,7 +190,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13 or 15, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12 or 13, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

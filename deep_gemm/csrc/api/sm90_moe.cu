@@ -13,8 +13,10 @@ namespace {
 // cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1: the staged epilogue (z through
 // shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
 // (I % 96 == 0, else 1); dH: 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup;
-// 5 = dH only: the same with two gathering and two epilogue warps; 6, 7 = 4, 5 with the next tile's z
-// prefetched into L2 by the epilogue warps. (GEMM 1 with its SwiGLU in the
+// 5 = dH only: the same with two gathering and two epilogue warps. (dH 6, 7 = 4, 5 with the next
+// tile's z prefetched into L2 by the epilogue warps: 30B +2 %, 235B +10 %, results/session5/run1;
+// removed.) variant | kVariantWait0 (GEMM 1: 4; dH: 4, 5): the same releasing each stage after
+// wgmma.wait_group 0. (GEMM 1 with its SwiGLU in the
 // epilogue warps, once 5 and 6, lost or tied against 4 in three runs: results/session4/run3, run4,
 // run6_ncu; removed.) (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
 // slower than cooperative in every run and spilled 442 B with the fast-reciprocal SiLU: removed.)
@@ -27,6 +29,8 @@ using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // variant | kVariantCluster (GEMM 1: 1 or 4; dH: 3): the same with 2-CTA clusters multicasting B.
 using Gemm1CoopMC = GemmConfig<256, 4, BMode::kKMajorSplit, false, false, true>;
 using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true>;
+// variant 4 | kVariantWait0: staged 128 x 192 releasing each stage after wgmma.wait_group 0.
+using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -40,7 +44,9 @@ using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
 using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3>;
 // variant 5 (the default at H >= 3072): the same with two gathering warps and two epilogue warps.
 using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
-// variants 6 and 7: 4 and 5 with the epilogue warps prefetching the next tile's z rows into L2.
+// | kVariantWait0: the same with each stage released after wgmma.wait_group 0.
+using DhEpiWarpsW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3, true>;
+using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -96,10 +102,13 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     if (rows == 0) return;
     int v = variant == 0 ? default_gemm1(inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
-    v &= ~kVariantCluster;
-    PK_REQUIRE(v == 1 || v == 2 || v == 4, "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters), got %d",
-               kVariantCluster, variant);
+    const bool w0 = (v & kVariantWait0) != 0;
+    v &= ~(kVariantCluster | kVariantWait0);
+    PK_REQUIRE(v == 1 || v == 2 || v == 4,
+               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0), got %d",
+               kVariantCluster, kVariantWait0, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
+    PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
@@ -115,6 +124,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
+    else if (v == 4 && w0)
+      launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (mc)
       launch_grouped_gemm<Gemm1CoopMC, AMode::kGatherPair, EpiSwiGLUFwd<256, 1>>(tb, mp, g, ep, rows, st);
     else if (v == 4)
@@ -138,9 +149,11 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     if (rows == 0) return;
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
-    v &= ~kVariantCluster;
-    PK_REQUIRE(v >= 1 && v <= 7 && (!mc || v == 3), "dH variant must be 0..7 or 3 plus %d (2-CTA clusters), got %d",
-               kVariantCluster, variant);
+    const bool w0 = (v & kVariantWait0) != 0;
+    v &= ~(kVariantCluster | kVariantWait0);
+    PK_REQUIRE(v >= 1 && v <= 5 && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)),
+               "dH variant must be 0..5, 3 plus %d (2-CTA clusters) or 4, 5 plus %d (wait_group 0), got %d",
+               kVariantCluster, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
     if (v >= 3 && inter % 256 != 0) v = 1;
@@ -162,14 +175,14 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
+    else if (v == 4 && w0)
+      launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
+    else if (v == 5 && w0)
+      launch_grouped_gemm<DhEpiWarps2W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 4)
       launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 5)
       launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
-    else if (v == 6)
-      launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (v == 7)
-      launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else
       launch_grouped_gemm<DhCoop, AMode::kGatherPair, EpiSwiGLUBwd<128, 1, true>>(tb, mp, g, ep, rows, st);
   });

@@ -460,9 +460,7 @@ struct EpiSwiGLUBwd {
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
 // approximate reciprocal and a tile without clamp takes a clamp-free path (these warps' instruction
 // count and latency are what the epilogue costs).
-// kPrefetchZ: on entering a tile the epilogue warps also prefetch the NEXT tile's z rows into L2
-// (bulk prefetches, 512 bytes of gate and of up a row), so that its loads wait on L2, not DRAM.
-template <int BN, bool kPrefetchZ = false>
+template <int BN>
 struct EpiSwiGLUBwdWarps {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
@@ -481,22 +479,9 @@ struct EpiSwiGLUBwdWarps {
     mbar_arrive(full);
   }
 
-  static constexpr bool kPrefetchNext = kPrefetchZ;  // the caller passes the next tile's coordinates
-
-  // next (when has_next): the tile these warps take after c.
   template <int kWarps>
-  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c,
-                                                             const TileCoord& next, bool has_next, int j,
+  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
-    if constexpr (kPrefetchZ) {
-      if (has_next) {
-        const int rows = min(next.rows - next.m_block * kTileRows, kTileRows);
-        const int64_t p0 = next.row_begin + next.m_block * kTileRows;
-        const int t = threadIdx.x - 32 * (4 - kWarps);  // 0 .. 32 kWarps - 1
-        for (int i = t; i < 2 * rows; i += 32 * kWarps)
-          bulk_prefetch_l2(e.z + (p0 + i / 2) * e.ld_z + next.n_block * BN + (i & 1) * e.inter, BN * 2);
-      }
-    }
     if (e.clamp == INFINITY) tile<kWarps, false>(e, c, j, smem_c, full, empty);
     else tile<kWarps, true>(e, c, j, smem_c, full, empty);
   }

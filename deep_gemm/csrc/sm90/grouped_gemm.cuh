@@ -58,16 +58,9 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       } else {  // epilogue warps: the consumers' tile sequence, one staged tile at a time
         const int total = sched.total_tiles();
         int j = 0;
-        for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j) {
-          TileCoord next{};  // the tile after this one (only looked up when the epilogue prefetches)
-          bool has_next = false;
-          if constexpr (Epi::kPrefetchNext) {
-            has_next = unit + static_cast<int>(gridDim.x) < total;
-            if (has_next) next = sched.coord(unit + gridDim.x);
-          }
-          Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), next, has_next, j, smem_c,
-                                                                 staged_full, staged_empty);
-        }
+        for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
+          Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), j, smem_c, staged_full,
+                                                                 staged_empty);
       }
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);

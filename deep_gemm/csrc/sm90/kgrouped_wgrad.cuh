@@ -51,24 +51,17 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //   STAGED_F32 (with STAGED) fp32 outputs go through the staging buffer too, in two column halves
 //          (the second waits until the bulk engine has read the first), and accumulate becomes a
 //          bulk fp32 add into out (else: direct stores).
-//   RING   (instead of STAGED; bf16 outs, PEND 1) no staging buffer: the ring keeps all its stages
-//          and a tile's bf16 rows are staged in the two stages its last two chunks used (one per
-//          consumer warpgroup, 64 rows each). Each warpgroup hands its stage back to the producer
-//          only once its bulk copies have read it, during the next tile's first chunk; the
-//          producer loses up to two chunks of lookahead at a tile switch instead of a stage for
-//          the whole run. Tiles of fewer than two chunks store straight from registers.
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
-template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool RING_ = false>
+template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
-  static_assert(!RING_ || (!STAGED_ && PEND_ == 1 && STAGES_ >= 3), "ring staging holds the last two chunks' stages");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, RING = RING_;
+  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -91,8 +84,6 @@ struct Config {
   // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
   static constexpr int kSmemBytes = kStages * kStageBytes + kStagingBytes + kBarrierBytes + 1024;
   static_assert(kSmemBytes <= kMaxSmemBytes, "shared-memory ring too large");
-  static_assert(!P::RING || (BM == 128 && 64 * StagedTile<BN>::kRowBytes <= kStageBytes),
-                "ring staging: a warpgroup's 64 bf16 rows fit in one stage");
   static constexpr int kMBlocks = BM / 128;               // m64 blocks per consumer warpgroup
   static constexpr int kAccRegs = BN / 2;                 // per m64 block: 64 x BN fp32 / 128 threads
 };
@@ -469,16 +460,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     };
-    // RING: the stage this warpgroup's last bulk copies read from (-1: none). Handed back once
-    // every copying lane has seen its copies read the stage.
-    int pending = -1;
-    auto release_pending = [&]() {
-      if (pending < 0) return;
-      if (lane < 16) bulk_wait_read_all();
-      named_bar_sync(1 + cw, 128);
-      release(pending);
-      pending = -1;
-    };
     if ((p.debug & 8) && (unit0 & 1) && unit0 < p.num_units) {
       // Experiment: offset odd CTAs (clusters) by about half a tile so that the epilogues of
       // neighbouring CTAs, whose tiles have the same length, stop coinciding.
@@ -493,9 +474,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
-      // RING: this tile's rows go through the stages of its last two chunks (kept, not released).
-      const bool ring_tile = P::RING && p.out_bf16 != nullptr && nch >= 2 && !(p.debug & 1);
-      int held = -1;  // RING: the stage of chunk nch - 2
       for (int c = 0; c < nch; ++c) {
         const int s = static_cast<int>(it % kStages);
         const uint32_t phase = (it / kStages) & 1u;
@@ -522,8 +500,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           cute::warpgroup_commit_batch();
         }
-        // The previous tile's staged rows: wait for their copies while this chunk's MMAs run.
-        if (P::RING && c == 0) release_pending();
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
           // wgmma are done). Measured faster than releasing each stage right after a
@@ -533,10 +509,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
-          if (prev_s >= 0) {
-            if (ring_tile && c == nch - 1) held = prev_s;
-            else release(prev_s);
-          }
+          if (prev_s >= 0) release(prev_s);
           prev_s = s;
         } else {
           cute::warpgroup_wait<0>();
@@ -553,30 +526,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
-      if constexpr (P::RING) {
-        if (ring_tile) {
-          // Both warpgroups' MMAs on the last two stages are complete; warpgroup 0 stages its rows
-          // in chunk nch - 2's stage, warpgroup 1 in chunk nch - 1's, and each hands the other's
-          // back now. (Generic writes after the async proxy's completed reads need no fence.)
-          named_bar_sync(3, 256);
-          const int mine = cw == 0 ? held : prev_s;
-          release(cw == 0 ? prev_s : held);
-          using Tile = StagedTile<BN>;
-          const uint32_t buf = stage_a(mine);
-          Tile::stmatrix_rows([&](int v) { return acc[0][v]; }, buf);
-          fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
-          named_bar_sync(1 + cw, 128);
-          if (lane < 16) {
-            const int srow = warp * 16 + lane;
-            const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + srow;
-            bulk_store_s2g(p.out_bf16 + orow * p.N + ti.n0, buf + srow * Tile::kRowBytes, BN * 2);
-            bulk_commit();
-          }
-          pending = mine;
-          continue;
-        }
-        release_pending();  // a tile without chunks: its loop did not hand the stage back
-      }
       // The stage still held (chunk nch - 1). PEND 0 holds none.
       if (prev_s >= 0) release(prev_s);
 
@@ -697,7 +646,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
-    if constexpr (P::STAGED || P::RING) {
+    if constexpr (P::STAGED) {
       if (lane < 16) bulk_wait_all();  // this lane's last bulk copies (stores or adds) have landed
     }
   }

@@ -46,6 +46,9 @@ inline int num_sms() {
 // `variant | kVariantCluster` asks an entry point for the cooperative form of its variant with 2-CTA
 // clusters multicasting the weight tile (GemmConfig's Cluster_).
 constexpr int kVariantCluster = 16;
+// `variant | kVariantWait0` asks for the form of a variant whose consumers release each stage after
+// wgmma.wait_group 0 (GemmConfig's Wait0_), where an entry point has one.
+constexpr int kVariantWait0 = 32;
 
 // Upper bound on the m-tiles (of bm rows) of a grouped layout, without reading the device sizes.
 inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows, int bm = kBM) {

@@ -71,8 +71,14 @@ enum class BMode : int {
 // epilogue's math and stores while those run (EpiSwiGLUBwdWarps in epilogue.cuh). (A fourth
 // warpgroup would cap the whole kernel at 128 registers a thread: ptxas allocates for the launch
 // bound, and a 64 x 256 accumulator alone is 128.)
+//
+// Wait0_ (cooperative only): each consumer warpgroup waits for its k-block's MMAs (wgmma.wait_group 0)
+// and releases that stage at once, instead of keeping one k-block of MMAs in flight and releasing the
+// previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
+// k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
+// one more stage of loads in flight (what a latency-bound gather needs).
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -82,6 +88,8 @@ struct GemmConfig {
   static constexpr int kWgRows = kPingPong ? 128 : 64;  // rows of the tile one warpgroup computes
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
   static constexpr bool kCluster = Cluster_;
+  static constexpr bool kWait0 = Wait0_;
+  static_assert(!(Wait0_ && PingPong_), "wait_group 0 release is written for the cooperative layout");
   static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
   static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
   using T = cute::bfloat16_t;
@@ -336,17 +344,23 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
     }
     warpgroup_commit_batch();
-    warpgroup_wait<1>();
-    warpgroup_fence_operand(accum);
-    if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
-    prev = s;
+    if constexpr (Cfg::kWait0) {
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      if (lane == 0) release_stage<Cfg>(&empty[s]);
+    } else {
+      warpgroup_wait<1>();
+      warpgroup_fence_operand(accum);
+      if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
+      prev = s;
+    }
   }
   // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
   // (they queue behind ours on the tensor cores instead of waiting for ours to drain).
   if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
   warpgroup_wait<0>();
   warpgroup_fence_operand(accum);
-  if (k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
+  if (!Cfg::kWait0 && k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
 }
 
 }  // namespace pk::sm90

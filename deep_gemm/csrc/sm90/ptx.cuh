@@ -135,11 +135,6 @@ __device__ __forceinline__ void bulk_reduce_add_f32_s2g(float* gdst, uint32_t ss
                "r"(bytes)
                : "memory");
 }
-// Bulk prefetch of `bytes` (multiple of 16, 16-byte aligned) of global memory into L2; nothing waits
-// for it.
-__device__ __forceinline__ void bulk_prefetch_l2(const void* g, uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(g), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // This thread's committed bulk groups have finished READING their shared-memory source.
 __device__ __forceinline__ void bulk_wait_read_all() {
