@@ -28,9 +28,12 @@ using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
 // for MN-major B up to K = 2048 (dX 30B, K = 1536: 1.37 vs 1.52 cooperative; at K = 3072 cooperative
 // wins, 5.68 vs 6.04). Gathered A (cp.async): cooperative.
-inline int default_variant(bool b_mn_major, int k, const int* a_index) {
+// Session 5 (results/session5/run3): with MN-major B the staged form releasing each stage after
+// wgmma.wait_group 0 beats both at every K (dX 30B 1.434 vs 1.497 staged; 235B 5.91 vs 6.03
+// cooperative, 6.26 staged); with K-major B it does not (GEMM 2 235B 3.22 vs 3.09).
+inline int default_variant(bool b_mn_major, const int* a_index) {
   if (a_index != nullptr) return 1;
-  return !b_mn_major || k <= 2048 ? 3 : 1;
+  return b_mn_major ? 3 | kVariantWait0 : 3;
 }
 
 // A rows: gathered (a_index) by cp.async; contiguous by TMA when a_tma and A is dense ([rows, K],
@@ -82,7 +85,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(group_mode == 0 || max_m > 0, "max_m (rows per group / alignment) must be positive");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
     GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
-    int v = variant == 0 ? default_variant(b_mn_major != 0, k, a_index) : variant;
+    int v = variant == 0 ? default_variant(b_mn_major != 0, a_index) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);

@@ -60,8 +60,10 @@ inline int default_gemm1(int inter) { return inter % 96 == 0 ? 4 : 1; }
 // dH (session 4, interleaved, 7 rounds, results/session4/run4): 128 x 256 with the SwiGLU backward in
 // epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
 // warps are the limit there), at H = 4096 two (3.59 vs 3.71 with three, 3.90 cooperative 128 x 256).
+// Both release each stage after wgmma.wait_group 0 (session 5, interleaved, 5 rounds, results/session5/run3:
+// 30B 1.062 vs 1.104 ms, 235B 3.352 vs 3.448 with two warps).
 inline int default_dh(int hidden, int inter) {
-  if (inter % 256 == 0) return hidden >= 3072 ? 5 : 4;
+  if (inter % 256 == 0) return (hidden >= 3072 ? 5 : 4) | kVariantWait0;
   return 2;
 }
 
