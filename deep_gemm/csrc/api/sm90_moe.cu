@@ -13,7 +13,8 @@ namespace {
 // cooperative 128 x 256 (I % 256 == 0, else 1); 4 = GEMM 1: the staged epilogue (z through
 // shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
 // (I % 96 == 0, else 1); dH: 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup;
-// 5 = dH only: the same with two gathering and two epilogue warps. (dH 6, 7 = 4, 5 with the next
+// 5 = dH only: the same with two gathering and two epilogue warps; 8, 9 = dH 4, 5 with z also
+// prefetched into L1 two row batches ahead (EpiSwiGLUBwdWarps kPrefetchL1). (dH 6, 7 = 4, 5 with the next
 // tile's z prefetched into L2 by the epilogue warps: 30B +2 %, 235B +10 %, results/session5/run1;
 // removed.) variant | kVariantWait0 (GEMM 1: 4; dH: 4, 5): the same releasing each stage after
 // wgmma.wait_group 0. (GEMM 1 with its SwiGLU in the
@@ -126,6 +127,14 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
+    else if (v == 8 && w0)
+      launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 9 && w0)
+      launch_grouped_gemm<DhEpiWarps2W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 8)
+      launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 9)
+      launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
       launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (mc)
@@ -153,8 +162,8 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(v >= 1 && v <= 5 && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)),
-               "dH variant must be 0..5, 3 plus %d (2-CTA clusters) or 4, 5 plus %d (wait_group 0), got %d",
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9) && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)),
+               "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters) or 4, 5, 8, 9 plus %d (wait_group 0), got %d",
                kVariantCluster, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
@@ -177,6 +186,14 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
+    else if (v == 8 && w0)
+      launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 9 && w0)
+      launch_grouped_gemm<DhEpiWarps2W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 8)
+      launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+    else if (v == 9)
+      launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 5 && w0)

@@ -460,7 +460,12 @@ struct EpiSwiGLUBwd {
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
 // approximate reciprocal and a tile without clamp takes a clamp-free path (these warps' instruction
 // count and latency are what the epilogue costs).
-template <int BN>
+// kPrefetchL1: z rows also go into L1 (prefetch.global.L1) two batches before their use. ptxas puts
+// every global load of these warps on one scoreboard, so the first use of batch b's z waits for the
+// loads of batch b+1 just issued too (the "one batch ahead" register loads overlap nothing; ncu:
+// ~24 % of the epilogue warps' samples at 30B, results/session5/run5). With the lines in L1 that
+// wait is an L1 hit instead of a DRAM round trip.
+template <int BN, bool kPrefetchL1 = false>
 struct EpiSwiGLUBwdWarps {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
@@ -518,14 +523,32 @@ struct EpiSwiGLUBwdWarps {
         }
       }
     };
+    auto prefetch_batch = [&](int k0) {  // this lane's 16-byte pieces of gate and up: their lines into L1
+#pragma unroll
+      for (int d = 0; d < kBatch; ++d) {
+        const int r = warp + kWarps * (k0 + d);
+        if (r < rows) {
+          const __nv_bfloat16* zrow = e.z + (p0 + r) * e.ld_z + col;
+          prefetch_l1(zrow);
+          prefetch_l1(zrow + e.inter);
+        }
+      }
+    };
     ZRow zc[kBatch], zn[kBatch];
 #pragma unroll
     for (int d = 0; d < kBatch; ++d) zc[d].g = zc[d].u = zn[d].g = zn[d].u = make_uint4(0, 0, 0, 0);
     load_batch(0, zc);
+    if constexpr (kPrefetchL1) {
+      prefetch_batch(kBatch);
+      prefetch_batch(2 * kBatch);
+    }
     mbar_wait(full, static_cast<uint32_t>(j) & 1u);
     const uint8_t* tile_row0 = smem_c + lane * 16;
     for (int k0 = 0; k0 < kSteps; k0 += kBatch) {
       if (k0 + kBatch < kSteps) load_batch(k0 + kBatch, zn);
+      if constexpr (kPrefetchL1) {
+        if (k0 + 3 * kBatch < kSteps) prefetch_batch(k0 + 3 * kBatch);
+      }
       float dot[kBatch];
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {

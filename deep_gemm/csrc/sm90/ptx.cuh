@@ -135,6 +135,10 @@ __device__ __forceinline__ void bulk_reduce_add_f32_s2g(float* gdst, uint32_t ss
                "r"(bytes)
                : "memory");
 }
+// Fetch the 128-byte line holding `g` into L1 (nothing waits for it: no register, no scoreboard).
+__device__ __forceinline__ void prefetch_l1(const void* g) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(g));
+}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // This thread's committed bulk groups have finished READING their shared-memory source.
 __device__ __forceinline__ void bulk_wait_read_all() {
