@@ -112,7 +112,8 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # H >= 3072); "wait0" / "dh_warps2_wait0" = every m-grouped kernel's consumers releasing each stage after
 # wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
 # (staged bf16 epilogue with wait_group 1; the default for bf16 is 13); "dh_prefetch_l1" /
-# "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1;
+# "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults);
+# "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
@@ -121,6 +122,7 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
             "dh_warps2_wait0": {"DH": "37", "DX": "35"}, "wgrad_staged": {"WGRAD": "10"},
             "dh_prefetch_l1": {"DH": "40"}, "dh_warps2_prefetch_l1": {"DH": "41", "DX": "35"},
+            "dh_no_prefetch": {"DH": "36"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
@@ -222,7 +224,7 @@ def test_moe_few_ctas(rng, monkeypatch, name):
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (400, 8, 4, 320, 256, "masked")])
 @pytest.mark.parametrize("base,other", [("default", "staged"), ("default", "gemm1_coop"), ("dh256", "cluster"),
                                         ("default", "cluster_coop"), ("default", "wait0"),
-                                        ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"),
+                                        ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the

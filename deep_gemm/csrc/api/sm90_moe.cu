@@ -62,9 +62,10 @@ inline int default_gemm1(int inter) { return inter % 96 == 0 ? 4 : 1; }
 // epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
 // warps are the limit there), at H = 4096 two (3.59 vs 3.71 with three, 3.90 cooperative 128 x 256).
 // Both release each stage after wgmma.wait_group 0 (session 5, interleaved, 5 rounds, results/session5/run3:
-// 30B 1.062 vs 1.104 ms, 235B 3.352 vs 3.448 with two warps).
+// 30B 1.062 vs 1.104 ms, 235B 3.352 vs 3.448 with two warps) and prefetch z into L1 (variants 8, 9; 7
+// rounds, results/session5/run6: 235B two warps 3.265 vs 3.361, 30B three warps 0.949 vs 0.954).
 inline int default_dh(int hidden, int inter) {
-  if (inter % 256 == 0) return (hidden >= 3072 ? 5 : 4) | kVariantWait0;
+  if (inter % 256 == 0) return (hidden >= 3072 ? 9 : 8) | kVariantWait0;
   return 2;
 }
 
