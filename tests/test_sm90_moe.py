@@ -113,7 +113,8 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
 # (staged bf16 epilogue with wait_group 1; the default for bf16 is 13); "dh_prefetch_l1" /
 # "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults);
-# "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch);
+# "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "wgrad_tma" = k-grouped variant 16
+# (bf16 weight gradients stored by TMA from a swizzled staging tile);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
@@ -122,7 +123,7 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
             "dh_warps2_wait0": {"DH": "37", "DX": "35"}, "wgrad_staged": {"WGRAD": "10"},
             "dh_prefetch_l1": {"DH": "40"}, "dh_warps2_prefetch_l1": {"DH": "41", "DX": "35"},
-            "dh_no_prefetch": {"DH": "36"},
+            "dh_no_prefetch": {"DH": "36"}, "wgrad_tma": {"WGRAD": "16"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
@@ -210,7 +211,8 @@ def test_moe_cuda_graph(rng, variant):
 
 
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
-                                  "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "cluster"])
+                                  "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
+                                  "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""

@@ -26,6 +26,7 @@ VARIANTS = {
     "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead): DEFAULT (bf16 out, accumulate)
+    "staged_tma": 16,    # staged_wait0 with bf16 tiles stored by TMA (swizzled 64 x 64 boxes)
 }
 
 

@@ -24,6 +24,8 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 // (15, session 5: 8's 4 stages with bf16 rows staged in the stages of a tile's last two chunks,
 // handed back after the bulk reads: 1-6 % slower than 13 at both shapes, results/session5/run1;
 // removed.)
+//  16  13 with bf16 tiles leaving through TMA tensor stores (4 boxes a warpgroup, one issuing thread)
+//      instead of one bulk copy per row.
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -40,7 +42,7 @@ constexpr int kDefaultVariantBf16 = 13;
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
 // the bulk engine's reads), so it keeps 8 (results/session3/run7_interleaved_f32.log).
 constexpr int kDefaultVariantAccumulate = 13;
-inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13; }
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -71,6 +73,14 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols) {
 
 template <int BM, int BN, bool MC, class P>
 void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  // TMA-store pipelines: out (bf16) as [G * M, N] in 64 x 64 boxes, the staging layout's swizzle.
+  CUtensorMap out_map{};
+  if constexpr (P::TMA_STORE) {
+    if (p.out_bf16 != nullptr) {
+      PK_REQUIRE(static_cast<int64_t>(p.num_groups) * p.M < (int64_t(1) << 31), "G * M must be < 2^31");
+      out_map = make_tma_map(p.out_bf16, static_cast<int64_t>(p.num_groups) * p.M, p.N);
+    }
+  }
   auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P>;
   constexpr int smem = Config<BM, BN, P>::kSmemBytes;
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -102,7 +112,7 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
     ctas = p.num_units;
   }
   cfg.gridDim = dim3(static_cast<unsigned>(ctas), 1, 1);
-  PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, map));
+  PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p, map, out_map));
   PK_CHECK_LAUNCH();
 }
 
@@ -110,10 +120,10 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 // fp32 ones too with F32) with `PEND` wgmma chunks in flight: 3 stages next to the staging tile at
 // 128 x 256, 4 at 128 x 128. The staging tile holds 64 rows per consumer warpgroup, so 256 x 128
 // tiles take the unstaged lean pipeline instead.
-template <int BM, int BN, bool MC, int PEND, bool F32>
+template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, PEND, true, F32>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<64, BN == 256 ? 3 : 4, PEND, true, F32, TMA>>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
@@ -129,6 +139,9 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
       break;
     case 13:
       launch_staged<BM, BN, MC, 0, true>(p, map, max_ctas, stream);
+      break;
+    case 16:
+      launch_staged<BM, BN, MC, 0, true, true>(p, map, max_ctas, stream);
       break;
     default:  // 8
       launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
@@ -149,7 +162,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12 or 13 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13 or 16 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -190,7 +203,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12 or 13, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13 or 16, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

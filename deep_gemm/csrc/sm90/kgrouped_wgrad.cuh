@@ -51,17 +51,22 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //   STAGED_F32 (with STAGED) fp32 outputs go through the staging buffer too, in two column halves
 //          (the second waits until the bulk engine has read the first), and accumulate becomes a
 //          bulk fp32 add into out (else: direct stores).
+//   TMA_STORE (with STAGED) a bf16 tile leaves through TMA tensor stores, BN/64 boxes of 64 x 64 a
+//          consumer warpgroup issued by one thread, from a 128B-swizzled staging layout, instead of
+//          one bulk copy per row (16 lanes a warp, which the hardware issues one lane at a time: ncu
+//          put ~10 % of the consumers' samples in that loop, results/session5/run5).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
-template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false>
+template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
+  static_assert(!TMA_STORE_ || STAGED_, "the TMA store goes through the staging buffer");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_;
+  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -207,6 +212,32 @@ __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* 
       : "memory");
 }
 
+// 2-D TMA tensor store of a box from shared memory (the map's box and swizzle), tracked by this
+// thread's bulk async-groups.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
+               : "memory");
+}
+
+// A consumer warpgroup's 64 x BN accumulators (bf16) into BN/64 boxes of 64 rows x 128 bytes, each
+// 128B-swizzled as a TMA box (16-byte piece j of row r at piece j ^ (r % 8)): the 8 rows of each
+// stmatrix matrix land in 8 different bank groups. Fragment mapping as StagedTile::stmatrix_rows.
+template <int BN, class Acc>
+__device__ __forceinline__ void stmatrix_boxes_sw128(const Acc& acc, uint32_t buf) {
+  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q = lane / 8;
+  const int r = warp * 16 + (q & 1) * 8 + lane % 8;
+  const uint32_t row_base = buf + r * 128;
+#pragma unroll
+  for (int jj = 0; jj < BN / 16; ++jj) {
+    const int c = 16 * jj + 8 * (q >> 1);  // first column of this lane's matrix row
+    const uint32_t addr = row_base + (c / 64) * (64 * 128) + ((((c % 64) / 8) ^ (r % 8)) << 4);
+    const int v = 8 * jj;
+    stmatrix_x4(addr, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
+                pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
+  }
+}
+
 // ---- tile bookkeeping -------------------------------------------------------------------------
 
 struct TileInfo {
@@ -269,7 +300,8 @@ __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16
 
 template <int BM, int BN, bool MC, class P = PipeLean>
 __global__ void __launch_bounds__(kThreads, 1)
-    kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map) {
+    kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map,
+                          const __grid_constant__ CUtensorMap out_map) {
   using Cfg = Config<BM, BN, P>;
   constexpr int BK = P::BK;
   constexpr int kStages = P::STAGES;
@@ -532,6 +564,24 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (p.debug & 1) continue;
       if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
       if constexpr (P::STAGED) {
+        if (P::TMA_STORE && p.out_bf16 != nullptr) {
+          // One thread of the warpgroup stores its 64 rows as BN/64 swizzled 64 x 64 boxes (out_map:
+          // out as [G * M, N]) after its previous tile's stores have read the buffer.
+          const uint32_t buf = staging_base + cw * (64 * BN * 2);
+          const bool issuer = t == 0;
+          if (issuer) bulk_wait_read_all();
+          named_bar_sync(1 + cw, 128);
+          stmatrix_boxes_sw128<BN>([&](int v) { return acc[0][v]; }, buf);
+          fence_proxy_async_smem();  // generic-proxy writes -> read by the TMA store (async proxy)
+          named_bar_sync(1 + cw, 128);
+          if (issuer) {
+            const int row0 = ti.group * p.M + ti.m0 + cw * 64;
+#pragma unroll
+            for (int q = 0; q < BN / 64; ++q) tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + 64 * q, row0);
+            bulk_commit();
+          }
+          continue;
+        }
         if (p.out_bf16 != nullptr) {
           // Lane l < 16 of warp w copies staging row 16 w + l (one 2·BN-byte row of out) after
           // StagedTile::write has waited for its previous copies to read the buffer.
