@@ -103,6 +103,11 @@ def variants(shape, T, E, K):
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),
             "dX, A by TMA, wait0": (a_load("tma", dx(33)), 2 * f),
             "dX staged, A by TMA, wait0": (a_load("tma", dx(35)), 2 * f),
+            # 3 + 64: full tiles leave by TMA tensor stores
+            "GEMM 2 staged, A by TMA, TMA store": (a_load("tma", gemm2(67)), f),
+            "GEMM 2 staged, A by TMA, wait0, TMA store": (a_load("tma", gemm2(99)), f),
+            "dX staged, A by TMA, TMA store": (a_load("tma", dx(67)), 2 * f),
+            "dX staged, A by TMA, wait0, TMA store": (a_load("tma", dx(99)), 2 * f),
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),

@@ -18,7 +18,8 @@ namespace {
 // tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile).
 // variant | kVariantCluster (1 or 3 only): the same with 2-CTA clusters multicasting B.
 // variant | kVariantWait0 (1 or 3, contiguous A by TMA only; otherwise the plain form): the same
-// releasing each stage after wgmma.wait_group 0.
+// releasing each stage after wgmma.wait_group 0. 3 | kVariantTmaStore (also with kVariantWait0; the
+// same restriction, and no out_rows): full tiles stored by TMA tensor stores.
 template <bool PP, BMode BM, bool MC = false, bool W0 = false>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC, 0, W0>;
 template <BMode BM, bool MC = false, bool W0 = false>
@@ -52,14 +53,20 @@ void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo
   }
 }
 
-// The wait_group 0 form W of config C exists for contiguous A by TMA only; elsewhere C runs.
-template <class C, class W>
-void dispatch_a_wait0(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
-                      int64_t max_rows, bool a_tma, cudaStream_t s) {
-  using E = std::conditional_t<W::kStagedStore, EpiStoreBf16Staged<W::BN>, EpiStoreBf16<W::BN, W::kMI>>;
-  if (mp.a_index == nullptr && a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 && max_rows > 0) {
+// Forms that exist for contiguous A by TMA only (elsewhere config C with its plain epilogue runs):
+// W = C's wait_group 0 form (or C itself), kTma = full tiles stored by TMA (staged configs).
+template <class C, class W, bool kTma = false>
+void dispatch_a_tma_only(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g,
+                         const EpilogueParams& ep, int64_t max_rows, bool a_tma, cudaStream_t s) {
+  static_assert(!kTma || W::kStagedStore, "the TMA store is a staged epilogue");
+  using E = std::conditional_t<W::kStagedStore, EpiStoreBf16Staged<W::BN, kTma>, EpiStoreBf16<W::BN, W::kMI>>;
+  const bool tma_out_ok = !kTma || (ep.out_rows == nullptr && reinterpret_cast<uintptr_t>(ep.out) % 16 == 0);
+  if (mp.a_index == nullptr && a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 &&
+      max_rows > 0 && tma_out_ok) {
     const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, kBM);
-    launch_grouped_gemm<W, AMode::kContiguousTma, E>(tb, mp, g, ep, max_rows, s, ta);
+    CUtensorMap tout{};
+    if constexpr (kTma) tout = make_tmap_bf16_store(ep.out, ep.n_out, max_rows, ep.ld_out);
+    launch_grouped_gemm<W, AMode::kContiguousTma, E>(tb, mp, g, ep, max_rows, s, ta, tout);
   } else {
     dispatch_a<C>(tb, mp, g, ep, max_rows, a_tma, s);
   }
@@ -88,10 +95,12 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     int v = variant == 0 ? default_variant(b_mn_major != 0, a_index) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
-    v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || mc)),
-               "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), got %d",
-               kVariantCluster, kVariantWait0, variant);
+    const bool tma_out = (v & kVariantTmaStore) != 0;
+    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
+    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || mc)) && !(tma_out && (v != 3 || mc)),
+               "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), or 3 (+ %d) plus "
+               "%d (TMA stores), got %d",
+               kVariantCluster, kVariantWait0, kVariantWait0, kVariantTmaStore, variant);
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
     if (v == 3 && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
@@ -111,8 +120,13 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
       constexpr BMode kMN = BMode::kMNMajor;
       if (pp) dispatch_a<Cfg<true, kMN>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && w0) dispatch_a_wait0<CfgStaged<kMN>, CfgStaged<kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (w0) dispatch_a_wait0<Cfg<false, kMN>, Cfg<false, kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && w0 && tma_out)
+        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN, false, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && tma_out)
+        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && w0)
+        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (w0) dispatch_a_tma_only<Cfg<false, kMN>, Cfg<false, kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && mc) dispatch_a<CfgStaged<BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (mc) dispatch_a<Cfg<false, BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
@@ -122,8 +136,13 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
       const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn);
       constexpr BMode kK = BMode::kKMajor;
       if (pp) dispatch_a<Cfg<true, kK>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && w0) dispatch_a_wait0<CfgStaged<kK>, CfgStaged<kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (w0) dispatch_a_wait0<Cfg<false, kK>, Cfg<false, kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && w0 && tma_out)
+        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK, false, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && tma_out)
+        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (staged && w0)
+        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      else if (w0) dispatch_a_tma_only<Cfg<false, kK>, Cfg<false, kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && mc) dispatch_a<CfgStaged<BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (mc) dispatch_a<Cfg<false, BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);

@@ -36,7 +36,9 @@ constexpr int kDefaultVariant = 8;
 // Then 13 (the same with wait_group 0, so the producer runs two chunks ahead instead of one) vs 10,
 // interleaved: 30B dW2 0.929 vs 0.939, dW1 1.762 vs 1.822; 235B dW2 3.43 vs 3.88, dW1 6.96 vs 6.99;
 // accumulate even (results/session3/run10_interleaved_wait0.log).
-constexpr int kDefaultVariantBf16 = 13;
+// Session 5: 16, 13 with the tile stored by TMA (interleaved, 7 rounds, results/session5/run7: 30B dW2
+// 0.813 vs 0.887 ms, dW1 1.612 vs 1.748; 235B dW2 3.27 vs 3.44, dW1 6.34 vs 6.99).
+constexpr int kDefaultVariantBf16 = 16;
 // fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
 // interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on

@@ -171,6 +171,25 @@ struct StagedTile {
                   pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
     }
   }
+  // The same accumulators as BN/64 boxes of 64 rows x 128 bytes (box q at buf + 8 KiB q), each
+  // 128B-swizzled as a TMA box (16-byte piece j of row r at piece j ^ (r % 8)), so that one TMA tensor
+  // store per box writes them out; the 8 rows of a stmatrix matrix land in 8 different bank groups.
+  // Needs buf 1024-byte aligned and 64 * BN * 2 bytes (not more than the padded layout's).
+  template <class Accum>
+  __device__ __forceinline__ static void stmatrix_boxes(const Accum& acc, uint32_t buf) {
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    const int q = lane / 8;
+    const int r = warp * 16 + (q & 1) * 8 + lane % 8;
+    const uint32_t row_base = buf + r * 128;
+#pragma unroll
+    for (int jj = 0; jj < BN / 16; ++jj) {
+      const int col = 16 * jj + 8 * (q >> 1);  // first column of this lane's matrix row
+      const uint32_t addr = row_base + (col / 64) * (64 * 128) + ((((col % 64) / 8) ^ (r % 8)) << 4);
+      const int v = 8 * jj;
+      stmatrix_x4(addr, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
+                  pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
+    }
+  }
   // Output row (sorted row, or out_rows[sorted row]) of staging row i of warpgroup wg; -1 past the
   // group's end.
   __device__ __forceinline__ static int out_row(const TileCoord& c, int wg, int i, const int* out_rows) {
@@ -194,7 +213,13 @@ struct StagedTile {
 // The consumers then go straight to the next tile's mainloop while the copies drain; step 1 of
 // the next tile waits for them only after that tile's MMAs. Output rows must be 16-byte aligned
 // (checked on the host: ld_out % 8 == 0 and an aligned base pointer).
-template <int BN>
+// kTmaStore: a tile whose 128 rows all lie in its group, with BN columns to store and no out_rows,
+// instead goes out by BN/64 TMA tensor stores a warpgroup (out_map: out as [rows, n_out], 64 x 64
+// boxes, 128B swizzle) issued by one thread, from the swizzled layout of StagedTile::stmatrix_boxes:
+// the per-row copies run as a per-lane loop in SASS (the weight gradients spent ~10 % of their
+// consumer samples there). A group's partial last tile keeps the per-row copies (TMA would write
+// the next group's rows).
+template <int BN, bool kTmaStore = false>
 struct EpiStoreBf16Staged {
   using Tile = StagedTile<BN>;
   struct Pre {
@@ -208,7 +233,26 @@ struct EpiStoreBf16Staged {
   }
   template <class Accum>
   __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
-                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c) {
+                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c,
+                                                      const CUtensorMap* out_map) {
+    if constexpr (kTmaStore) {
+      const int n0 = c.n_block * BN;
+      if (e.out_rows == nullptr && (c.m_block + 1) * 128 <= c.rows && n0 + BN <= e.n_out) {
+        const uint32_t buf = smem_u32(smem_c) + wg * (64 * BN * 2);  // (1024-byte aligned)
+        if (issuer()) bulk_wait_read_all();  // every earlier copy from this buffer (either form)
+        named_bar_sync(1 + wg, 128);
+        Tile::stmatrix_boxes(acc, buf);
+        fence_proxy_async_smem();
+        named_bar_sync(1 + wg, 128);
+        if (threadIdx.x % 128 == 0) {
+          const int row0 = c.row_begin + c.m_block * 128 + wg * 64;
+#pragma unroll
+          for (int q = 0; q < BN / 64; ++q) tma_store_2d(out_map, buf + q * (64 * 128), n0 + 64 * q, row0);
+          bulk_commit();
+        }
+        return;
+      }
+    }
     const uint32_t buf = Tile::buffer(smem_c, wg);
     Tile::write(acc, buf, wg, issuer());
     if (issuer()) {
@@ -243,7 +287,8 @@ struct EpiSwiGLUFwdStaged {
   }
   template <class Accum>
   __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
-                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c) {
+                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c,
+                                                      const CUtensorMap*) {
     constexpr int H = BN / 2;
     const int tid = threadIdx.x % 128;
     const uint32_t buf = Tile::buffer(smem_c, wg);

@@ -14,7 +14,8 @@ namespace pk::sm90 {
 template <class Cfg, AMode AM, class Epi>
 __global__ void __launch_bounds__(kNumThreads, 1)
 grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_constant__ CUtensorMap tmap_a,
-                    const MainloopParams mp, const GroupInfo groups, const EpilogueParams ep) {
+                    const __grid_constant__ CUtensorMap tmap_out, const MainloopParams mp, const GroupInfo groups,
+                    const EpilogueParams ep) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -93,7 +94,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
                              Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
       if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);
-      else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c);
+      else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c, &tmap_out);
       else Epi::apply(ep, c, wg - 1, accum, pre);
     }
     if constexpr (Cfg::kStagedStore) Epi::finish();  // this thread's bulk stores are done before exit

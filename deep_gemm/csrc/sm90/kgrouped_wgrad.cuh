@@ -212,32 +212,6 @@ __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* 
       : "memory");
 }
 
-// 2-D TMA tensor store of a box from shared memory (the map's box and swizzle), tracked by this
-// thread's bulk async-groups.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int col, int row) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
-               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
-               : "memory");
-}
-
-// A consumer warpgroup's 64 x BN accumulators (bf16) into BN/64 boxes of 64 rows x 128 bytes, each
-// 128B-swizzled as a TMA box (16-byte piece j of row r at piece j ^ (r % 8)): the 8 rows of each
-// stmatrix matrix land in 8 different bank groups. Fragment mapping as StagedTile::stmatrix_rows.
-template <int BN, class Acc>
-__device__ __forceinline__ void stmatrix_boxes_sw128(const Acc& acc, uint32_t buf) {
-  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q = lane / 8;
-  const int r = warp * 16 + (q & 1) * 8 + lane % 8;
-  const uint32_t row_base = buf + r * 128;
-#pragma unroll
-  for (int jj = 0; jj < BN / 16; ++jj) {
-    const int c = 16 * jj + 8 * (q >> 1);  // first column of this lane's matrix row
-    const uint32_t addr = row_base + (c / 64) * (64 * 128) + ((((c % 64) / 8) ^ (r % 8)) << 4);
-    const int v = 8 * jj;
-    stmatrix_x4(addr, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
-                pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
-  }
-}
-
 // ---- tile bookkeeping -------------------------------------------------------------------------
 
 struct TileInfo {
@@ -571,7 +545,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const bool issuer = t == 0;
           if (issuer) bulk_wait_read_all();
           named_bar_sync(1 + cw, 128);
-          stmatrix_boxes_sw128<BN>([&](int v) { return acc[0][v]; }, buf);
+          StagedTile<BN>::stmatrix_boxes([&](int v) { return acc[0][v]; }, buf);
           fence_proxy_async_smem();  // generic-proxy writes -> read by the TMA store (async proxy)
           named_bar_sync(1 + cw, 128);
           if (issuer) {

@@ -49,6 +49,28 @@ constexpr int kVariantCluster = 16;
 // `variant | kVariantWait0` asks for the form of a variant whose consumers release each stage after
 // wgmma.wait_group 0 (GemmConfig's Wait0_), where an entry point has one.
 constexpr int kVariantWait0 = 32;
+// `variant | kVariantTmaStore` (staged epilogues that have it): full tiles leave by TMA tensor stores.
+constexpr int kVariantTmaStore = 64;
+
+// A 2-D bf16 tensor [rows][cols] (row stride ld elements) written in 64 x 64 boxes, 128-byte swizzled
+// (the layout of StagedTile::stmatrix_boxes).
+inline CUtensorMap make_tmap_bf16_store(const void* base, uint64_t cols, uint64_t rows, uint64_t ld) {
+  static EncodeTiledFn encode =
+      reinterpret_cast<EncodeTiledFn>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
+  PK_REQUIRE(reinterpret_cast<uintptr_t>(base) % 16 == 0 && ld % 8 == 0, "TMA store: 16-byte aligned rows needed");
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {ld * 2};
+  const cuuint32_t box[2] = {64, 64};
+  const cuuint32_t estr[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
+                            estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    fail(kCudaError, "cuTensorMapEncodeTiled failed (%d) for a store map {%llu, %llu}", (int)r,
+         (unsigned long long)cols, (unsigned long long)rows);
+  return map;
+}
 
 // Upper bound on the m-tiles (of bm rows) of a grouped layout, without reading the device sizes.
 inline int64_t max_m_tiles(const GroupInfo& g, int64_t max_rows, int bm = kBM) {
@@ -66,7 +88,7 @@ inline int64_t max_ctas_override() {
 template <class Cfg, AMode AM, class Epi>
 void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
-                         const CUtensorMap& tmap_a = CUtensorMap{}) {
+                         const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
              g.num_groups);
@@ -84,12 +106,13 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
     const int64_t cap = max_ctas_override() / 2;
     if (cap > 0 && cap < n) n = cap;
     cfg.gridDim = dim3(static_cast<unsigned>(2 * n), 1, 1);
-    PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, mp, g, ep));
+    PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, tmap_out, mp, g, ep));
   } else {
     int64_t grid = units < num_sms() ? units : num_sms();
     const int64_t cap = max_ctas_override();
     if (cap > 0 && cap < grid) grid = cap;
-    kernel<<<static_cast<unsigned>(grid), kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, mp, g, ep);
+    kernel<<<static_cast<unsigned>(grid), kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
+                                                                                   ep);
   }
   PK_CHECK_LAUNCH();
 }

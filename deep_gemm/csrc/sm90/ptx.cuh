@@ -135,6 +135,13 @@ __device__ __forceinline__ void bulk_reduce_add_f32_s2g(float* gdst, uint32_t ss
                "r"(bytes)
                : "memory");
 }
+// 2-D TMA tensor store of one box from shared memory (the map's box and swizzle), tracked by this
+// thread's bulk async-groups like bulk_store_s2g.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
+               : "memory");
+}
 // Fetch the 128-byte line holding `g` into L1 (nothing waits for it: no register, no scoreboard).
 __device__ __forceinline__ void prefetch_l1(const void* g) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(g));
