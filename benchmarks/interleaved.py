@@ -100,6 +100,7 @@ def variants(shape, T, E, K):
             "dH epilogue warps 128x256, wait0, z L1 prefetch": (dh(40), f),
             "dH 2 epilogue warps 128x256, wait0, z L1 prefetch": (dh(41), f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
+            "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),
             "dX, A by TMA, wait0": (a_load("tma", dx(33)), 2 * f),
             "dX staged, A by TMA, wait0": (a_load("tma", dx(35)), 2 * f),

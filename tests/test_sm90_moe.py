@@ -115,7 +115,9 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults);
 # "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "wgrad_tma" = k-grouped variant 16
 # (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
-# per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA;
+# per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA (the
+# default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
+# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0).
@@ -125,7 +127,8 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "dh_warps2_wait0": {"DH": "37", "DX": "35"}, "wgrad_staged": {"WGRAD": "10"},
             "dh_prefetch_l1": {"DH": "40"}, "dh_warps2_prefetch_l1": {"DH": "41", "DX": "35"},
             "dh_no_prefetch": {"DH": "36"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
-            "staged_tma": {"GEMM2": "67", "DX": "99"},
+            "staged_tma": {"GEMM2": "67", "DX": "99"}, "gemm1_tma": {"GEMM1": "68"},
+            "staged_no_tma": {"GEMM2": "3", "DX": "35"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
@@ -214,7 +217,7 @@ def test_moe_cuda_graph(rng, variant):
 
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
-                                  "wgrad_wait0", "staged_tma", "cluster"])
+                                  "wgrad_wait0", "staged_tma", "gemm1_tma", "staged_no_tma", "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -229,7 +232,8 @@ def test_moe_few_ctas(rng, monkeypatch, name):
 @pytest.mark.parametrize("base,other", [("default", "staged"), ("default", "gemm1_coop"), ("dh256", "cluster"),
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
-                                        ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma")])
+                                        ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_tma"),
+                                        ("default", "staged_no_tma")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

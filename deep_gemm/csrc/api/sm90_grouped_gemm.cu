@@ -32,9 +32,12 @@ using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
 // Session 5 (results/session5/run3): with MN-major B the staged form releasing each stage after
 // wgmma.wait_group 0 beats both at every K (dX 30B 1.434 vs 1.497 staged; 235B 5.91 vs 6.03
 // cooperative, 6.26 staged); with K-major B it does not (GEMM 2 235B 3.22 vs 3.09).
+// Then (run 8, 7 rounds): full tiles stored by TMA as well, for both B majors: GEMM 2 30B 0.709 vs
+// 0.788 ms staged, 235B 2.92 vs 3.07; dX 30B 1.308 vs 1.396 (staged wait0), 235B 5.66 vs 5.87.
 inline int default_variant(bool b_mn_major, const int* a_index) {
+  (void)b_mn_major;
   if (a_index != nullptr) return 1;
-  return b_mn_major ? 3 | kVariantWait0 : 3;
+  return 3 | kVariantWait0 | kVariantTmaStore;
 }
 
 // A rows: gathered (a_index) by cp.async; contiguous by TMA when a_tma and A is dense ([rows, K],

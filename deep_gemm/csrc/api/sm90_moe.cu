@@ -107,12 +107,16 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     int v = variant == 0 ? default_gemm1(inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
-    v &= ~(kVariantCluster | kVariantWait0);
+    const bool tma_out = (v & kVariantTmaStore) != 0;
+    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
     PK_REQUIRE(v == 1 || v == 2 || v == 4,
-               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0), got %d",
-               kVariantCluster, kVariantWait0, variant);
+               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+               "or plus %d: TMA stores), got %d",
+               kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
+    PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
+               variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
     if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
     if (v == 4 && inter % 96 != 0) v = 1;
@@ -138,6 +142,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
       launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
+    else if (v == 4 && tma_out)
+      launch_grouped_gemm<Gemm1Staged192, AMode::kGatherPair, EpiSwiGLUFwdStaged<192, true>>(
+          tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));
     else if (mc)
       launch_grouped_gemm<Gemm1CoopMC, AMode::kGatherPair, EpiSwiGLUFwd<256, 1>>(tb, mp, g, ep, rows, st);
     else if (v == 4)

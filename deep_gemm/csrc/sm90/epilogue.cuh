@@ -171,20 +171,25 @@ struct StagedTile {
                   pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
     }
   }
-  // The same accumulators as BN/64 boxes of 64 rows x 128 bytes (box q at buf + 8 KiB q), each
-  // 128B-swizzled as a TMA box (16-byte piece j of row r at piece j ^ (r % 8)), so that one TMA tensor
-  // store per box writes them out; the 8 rows of a stmatrix matrix land in 8 different bank groups.
-  // Needs buf 1024-byte aligned and 64 * BN * 2 bytes (not more than the padded layout's).
-  template <class Accum>
+  // The same accumulators as BN/kBoxCols boxes of 64 rows x kBoxCols columns (box q at buf +
+  // q * 64 * kBoxCols * 2), each swizzled as a TMA box: 64 columns with the 128-byte swizzle (16-byte
+  // piece j of row r at j ^ (r % 8)), 32 columns with the 64-byte one (j ^ ((r / 2) % 4)); so one TMA
+  // tensor store per box writes them out, and the 8 rows of a stmatrix matrix land in 8 different bank
+  // groups. Needs buf 1024-byte aligned and 64 * BN * 2 bytes (not more than the padded layout's).
+  template <int kBoxCols = 64, class Accum>
   __device__ __forceinline__ static void stmatrix_boxes(const Accum& acc, uint32_t buf) {
+    static_assert((kBoxCols == 64 || kBoxCols == 32) && BN % kBoxCols == 0, "box width");
+    constexpr int kRowBytes = kBoxCols * 2;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     const int q = lane / 8;
     const int r = warp * 16 + (q & 1) * 8 + lane % 8;
-    const uint32_t row_base = buf + r * 128;
+    const int swz = kBoxCols == 64 ? r % 8 : (r / 2) % 4;
+    const uint32_t row_base = buf + r * kRowBytes;
 #pragma unroll
     for (int jj = 0; jj < BN / 16; ++jj) {
       const int col = 16 * jj + 8 * (q >> 1);  // first column of this lane's matrix row
-      const uint32_t addr = row_base + (col / 64) * (64 * 128) + ((((col % 64) / 8) ^ (r % 8)) << 4);
+      const uint32_t addr =
+          row_base + (col / kBoxCols) * (64 * kRowBytes) + ((((col % kBoxCols) / 8) ^ swz) << 4);
       const int v = 8 * jj;
       stmatrix_x4(addr, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
                   pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
@@ -276,7 +281,9 @@ struct EpiStoreBf16Staged {
 // copies half i/64 (g or u, BN bytes) of staging row i%64 to z[row, n0..] or z[row, I + n0..]; h (a
 // third of the bytes; no room for a second staging tile next to 4 pipeline stages) is still written
 // from registers, computed from the same bf16-rounded g, u as EpiSwiGLUFwd.
-template <int BN>
+// kTmaStore: a tile whose 128 rows all lie in its group stores z instead as BN/32 boxes of 64 rows x
+// 32 columns a warpgroup (64-byte swizzle; out_map: z as [rows, 2I]) by one thread's TMA stores.
+template <int BN, bool kTmaStore = false>
 struct EpiSwiGLUFwdStaged {
   using Tile = StagedTile<BN>;
   struct Pre {
@@ -288,18 +295,40 @@ struct EpiSwiGLUFwdStaged {
   template <class Accum>
   __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
                                                       const Accum& acc, const Pre& pre, uint8_t* smem_c,
-                                                      const CUtensorMap*) {
+                                                      const CUtensorMap* out_map) {
     constexpr int H = BN / 2;
     const int tid = threadIdx.x % 128;
-    const uint32_t buf = Tile::buffer(smem_c, wg);
-    Tile::write(acc, buf, wg, true);
-    const int n0 = c.n_block * H;
-    if (pre.row >= 0) {
-      const int half = tid / 64;  // 0: gate columns, 1: up columns
-      bulk_store_s2g(e.out + (int64_t)pre.row * e.ld_out + half * e.inter + n0,
-                     buf + (tid % 64) * Tile::kRowBytes + half * H * 2, H * 2);
+    bool stored = false;
+    if constexpr (kTmaStore) {
+      if ((c.m_block + 1) * 128 <= c.rows) {
+        static_assert(H % 32 == 0, "gate and up halves in 32-column boxes");
+        const uint32_t buf = smem_u32(smem_c) + wg * (64 * BN * 2);  // (1024-byte aligned)
+        bulk_wait_read_all();  // every earlier copy from this buffer (either form)
+        named_bar_sync(1 + wg, 128);
+        Tile::template stmatrix_boxes<32>(acc, buf);
+        fence_proxy_async_smem();
+        named_bar_sync(1 + wg, 128);
+        if (tid == 0) {
+          const int row0 = c.row_begin + c.m_block * 128 + wg * 64, g0 = c.n_block * H;
+#pragma unroll
+          for (int b = 0; b < BN / 32; ++b)
+            tma_store_2d(out_map, buf + b * (64 * 64), (b < H / 32 ? 0 : e.inter - H) + g0 + 32 * b, row0);
+          bulk_commit();
+        }
+        stored = true;
+      }
     }
-    bulk_commit();
+    if (!stored) {
+      const uint32_t buf = Tile::buffer(smem_c, wg);
+      Tile::write(acc, buf, wg, true);
+      if (pre.row >= 0) {
+        const int half = tid / 64;  // 0: gate columns, 1: up columns
+        bulk_store_s2g(e.out + (int64_t)pre.row * e.ld_out + half * e.inter + c.n_block * H,
+                       buf + (tid % 64) * Tile::kRowBytes + half * H * 2, H * 2);
+      }
+      bulk_commit();
+    }
+    const int n0 = c.n_block * H;
     const int lane = threadIdx.x % 32;
     const float cl = e.clamp;
 #pragma unroll

@@ -52,19 +52,22 @@ constexpr int kVariantWait0 = 32;
 // `variant | kVariantTmaStore` (staged epilogues that have it): full tiles leave by TMA tensor stores.
 constexpr int kVariantTmaStore = 64;
 
-// A 2-D bf16 tensor [rows][cols] (row stride ld elements) written in 64 x 64 boxes, 128-byte swizzled
-// (the layout of StagedTile::stmatrix_boxes).
-inline CUtensorMap make_tmap_bf16_store(const void* base, uint64_t cols, uint64_t rows, uint64_t ld) {
+// A 2-D bf16 tensor [rows][cols] (row stride ld elements) written in boxes of 64 rows x box_cols
+// columns, swizzled as StagedTile::stmatrix_boxes lays them out (64 columns: 128-byte swizzle, 32: 64-byte).
+inline CUtensorMap make_tmap_bf16_store(const void* base, uint64_t cols, uint64_t rows, uint64_t ld,
+                                        uint32_t box_cols = 64) {
   static EncodeTiledFn encode =
       reinterpret_cast<EncodeTiledFn>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
   PK_REQUIRE(reinterpret_cast<uintptr_t>(base) % 16 == 0 && ld % 8 == 0, "TMA store: 16-byte aligned rows needed");
   CUtensorMap map;
   const cuuint64_t dims[2] = {cols, rows};
   const cuuint64_t strides[1] = {ld * 2};
-  const cuuint32_t box[2] = {64, 64};
+  PK_REQUIRE(box_cols == 64 || box_cols == 32, "TMA store boxes are 64 or 32 columns wide");
+  const cuuint32_t box[2] = {box_cols, 64};
   const cuuint32_t estr[2] = {1, 1};
   const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
-                            estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
                             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     fail(kCudaError, "cuTensorMapEncodeTiled failed (%d) for a store map {%llu, %llu}", (int)r,
