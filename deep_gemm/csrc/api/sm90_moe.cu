@@ -30,7 +30,9 @@ using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // variant | kVariantCluster (GEMM 1: 1 or 4; dH: 3): the same with 2-CTA clusters multicasting B.
 using Gemm1CoopMC = GemmConfig<256, 4, BMode::kKMajorSplit, false, false, true>;
 using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true>;
-// variant 4 | kVariantWait0: staged 128 x 192 releasing each stage after wgmma.wait_group 0.
+// variant 4 | kVariantWait0: staged 128 x 192 releasing each stage after wgmma.wait_group 0; 4 |
+// kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
+// neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
