@@ -134,14 +134,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
-    else if (v == 8 && w0)
-      launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (v == 9 && w0)
-      launch_grouped_gemm<DhEpiWarps2W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (v == 8)
-      launch_grouped_gemm<DhEpiWarps, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (v == 9)
-      launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
       launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && tma_out)

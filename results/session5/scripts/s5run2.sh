@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # Session 5, device run 2: where the warps of GEMM 1 (30B), dH (30B) and the weight gradients (30B)
 # stall, instruction by instruction (ncu SourceCounters: warp-state samples per SASS instruction).
-set -u
-B=.device/head/build/final
-export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
-SECONDS=0
+source ci/device_run_lib.sh  # B, PYTHONPATH, PK_LIBRARY_PATH, GPU state, step()
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 "$NCU" --version | tail -1
 for shape in 30b 235b; do

@@ -2,10 +2,7 @@
 # Session 5, device run 5: ncu per-instruction warp samples (SourceCounters) of the 30B dH (3 epilogue
 # warps, wait_group 0) and both weight-gradient kernels, and the 235B weight gradients. The
 # source listings come back as one tarball (the tool returns at most 8 files).
-set -u
-B=.device/head/build/final
-export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
-SECONDS=0
+source ci/device_run_lib.sh  # B, PYTHONPATH, PK_LIBRARY_PATH, GPU state, step()
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 mkdir -p /tmp/src
 for shape in 30b 235b; do
