@@ -24,7 +24,8 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 // (15, session 5: 8's 4 stages with bf16 rows staged in the stages of a tile's last two chunks,
 // handed back after the bulk reads: 1-6 % slower than 13 at both shapes, results/session5/run1;
 // removed.)
-//  16  13 with bf16 tiles leaving through TMA tensor stores (4 boxes a warpgroup, one issuing thread)
+//  16  13 with the tiles leaving through TMA tensor stores (one issuing thread a warpgroup: bf16 4
+//      boxes of 64 x 64, fp32 two halves of 4 boxes of 32 x 64, accumulate as TMA reduce-adds)
 //      instead of one bulk copy per row.
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
@@ -55,7 +56,8 @@ int num_sms_of_current_device() {
 
 // Tensor map over a row-major bf16 [rows, cols] matrix, box 64 columns x 64 rows, 128-byte
 // swizzle (the layout the kernel's shared-memory ring uses); out-of-bounds rows read as zeros.
-CUtensorMap make_tma_map(const void* base, int64_t rows, int cols) {
+// fp32: a float matrix in boxes of 32 columns (128 bytes) x 64 rows (the fp32 TMA-store staging).
+CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = false) {
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
                               CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
@@ -63,10 +65,11 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols) {
   static Encode encode = reinterpret_cast<Encode>(pk::driver_entry_point("cuTensorMapEncodeTiled", 12000));
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
-  const cuuint32_t box[2] = {64, 64};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * (fp32 ? 4 : 2)};
+  const cuuint32_t box[2] = {fp32 ? 32u : 64u, 64};
   const cuuint32_t elem[2] = {1, 1};
-  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides,
+  CUresult r = encode(&map, fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+                      const_cast<void*>(base), dims, strides,
                       box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) pk::fail(pk::kCudaError, "cuTensorMapEncodeTiled failed (%d)", (int)r);
@@ -78,10 +81,9 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
   // TMA-store pipelines: out (bf16) as [G * M, N] in 64 x 64 boxes, the staging layout's swizzle.
   CUtensorMap out_map{};
   if constexpr (P::TMA_STORE) {
-    if (p.out_bf16 != nullptr) {
-      PK_REQUIRE(static_cast<int64_t>(p.num_groups) * p.M < (int64_t(1) << 31), "G * M must be < 2^31");
-      out_map = make_tma_map(p.out_bf16, static_cast<int64_t>(p.num_groups) * p.M, p.N);
-    }
+    PK_REQUIRE(static_cast<int64_t>(p.num_groups) * p.M < (int64_t(1) << 31), "G * M must be < 2^31");
+    const int64_t rows = static_cast<int64_t>(p.num_groups) * p.M;
+    out_map = p.out_bf16 != nullptr ? make_tma_map(p.out_bf16, rows, p.N) : make_tma_map(p.out, rows, p.N, true);
   }
   auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P>;
   constexpr int smem = Config<BM, BN, P>::kSmemBytes;
@@ -210,6 +212,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate
                                : kDefaultVariant;
+    // The TMA-store pipeline needs a 16-byte aligned out (bf16 outs are required to be, above).
+    const int v_out = v == 16 && reinterpret_cast<uintptr_t>(out) % 16 != 0 ? 13 : v;
     if (block_n == 256 && N % 256 != 0)
       pk::fail(pk::kNotSupported, "block_n 256 needs N %% 256 == 0, got N=%d", N);
 
@@ -228,22 +232,22 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     const bool allow_mc = !(debug & 4);  // debug bit 2: same tiles without the cluster
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
-      if (allow_mc) launch_variant<128, 256, true>(v, p, map, max_ctas, s);
-      else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
+      if (allow_mc) launch_variant<128, 256, true>(v_out, p, map, max_ctas, s);
+      else launch_variant<128, 256, false>(v_out, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
       // Opt-in (debug bit 9): A (identity, by TMA) shared by two CTAs on neighbouring 256-wide
       // n-tiles (128 x 256 tiles, each CTA loads one of the two 64-column boxes of A and multicasts).
-      launch_variant<128, 256, true>(v, p, map, max_ctas, s);
+      launch_variant<128, 256, true>(v_out, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 256) && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
       // Opt-in (debug bit 8): A (identity) shared by two CTAs on neighbouring n-tiles, 256 x 128
       // tiles so that the shared operand is the larger one. Measured 2-7% slower than plain
       // 128 x 256 tiles with A by TMA at the dW1 shapes (notes/sm90_kgrouped.md), so not default.
-      if (allow_mc) launch_variant<256, 128, true>(v, p, map, max_ctas, s);
-      else launch_variant<256, 128, false>(v, p, map, max_ctas, s);
+      if (allow_mc) launch_variant<256, 128, true>(v_out, p, map, max_ctas, s);
+      else launch_variant<256, 128, false>(v_out, p, map, max_ctas, s);
     } else if (block_n == 256 || (block_n == 0 && N % 256 == 0)) {
-      launch_variant<128, 256, false>(v, p, map, max_ctas, s);
+      launch_variant<128, 256, false>(v_out, p, map, max_ctas, s);
     } else {
-      launch_variant<128, 128, false>(v, p, map, max_ctas, s);
+      launch_variant<128, 128, false>(v_out, p, map, max_ctas, s);
     }
   });
 }

@@ -54,7 +54,8 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //   TMA_STORE (with STAGED) a bf16 tile leaves through TMA tensor stores, BN/64 boxes of 64 x 64 a
 //          consumer warpgroup issued by one thread, from a 128B-swizzled staging layout, instead of
 //          one bulk copy per row (16 lanes a warp, which the hardware issues one lane at a time: ncu
-//          put ~10 % of the consumers' samples in that loop, results/session5/run5).
+//          put ~10 % of the consumers' samples in that loop, results/session5/run5); with STAGED_F32
+//          fp32 tiles too (two column halves of 32-float boxes, TMA reduce-add to accumulate).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
@@ -571,7 +572,44 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           continue;
         }
-        if constexpr (P::STAGED_F32) {
+        if constexpr (P::STAGED_F32 && P::TMA_STORE) {
+          // fp32 by TMA: columns [BN/2 * half, BN/2 * (half + 1)) per pass as BN/64 boxes of 64 rows x
+          // 32 floats (128-byte rows, 128B swizzle: 16-byte piece j of row r at j ^ (r % 8)), stored or
+          // reduce-added (accumulate) by one thread; out_map: out as fp32 [G * M, N], 32 x 64 boxes.
+          // v2 stores: a warp's 8 rows x 32 bytes land on 16 distinct pieces, 2 wavefronts.
+          constexpr int kHalf = BN / 2;
+          const uint32_t buf = staging_base + cw * (64 * kHalf * 4);  // (1024-byte aligned)
+          const bool issuer = t == 0;
+          const int row0 = ti.group * p.M + ti.m0 + cw * 64;
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            if (issuer) bulk_wait_read_all();  // the previous pass's stores have read the buffer
+            named_bar_sync(1 + cw, 128);
+#pragma unroll
+            for (int jj = 0; jj < kHalf / 8; ++jj)
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int v = 4 * (half * (kHalf / 8) + jj) + 2 * h;
+                const int r = warp * 16 + (lane >> 2) + 8 * h, col = 8 * jj + 2 * (lane & 3);  // col in the half
+                const uint32_t addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) +
+                                      (col % 4) * 4;
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
+                             : "memory");
+              }
+            fence_proxy_async_smem();
+            named_bar_sync(1 + cw, 128);
+            if (issuer) {
+#pragma unroll
+              for (int b = 0; b < kHalf / 32; ++b) {
+                const uint32_t src = buf + b * (64 * 128);
+                const int col = ti.n0 + half * kHalf + 32 * b;
+                if (p.accumulate) tma_reduce_add_2d(&out_map, src, col, row0);
+                else tma_store_2d(&out_map, src, col, row0);
+              }
+              bulk_commit();
+            }
+          }
+        } else if constexpr (P::STAGED_F32) {
           // fp32: columns [BN/2 * half, BN/2 * (half + 1)) per pass, staging row pitch 2 BN + 16
           // bytes (the bf16 tile's), v2 stores: a warp's 8 rows x 32 bytes hit 2 wavefronts.
           constexpr int kHalf = BN / 2;

@@ -142,6 +142,12 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t sr
                ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
                : "memory");
 }
+// The same, adding the box into global memory (fp32 add at L2) instead of overwriting it.
+__device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32_t src, int col, int row) {
+  asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
+               : "memory");
+}
 // Fetch the 128-byte line holding `g` into L1 (nothing waits for it: no register, no scoreboard).
 __device__ __forceinline__ void prefetch_l1(const void* g) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(g));
