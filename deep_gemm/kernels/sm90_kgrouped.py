@@ -25,8 +25,8 @@ VARIANTS = {
     "lean": 8,           # lean producer loop, 64-row chunks, 4 stages, wait_group 1, direct stores: DEFAULT (fp32 out)
     "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
-    "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead): DEFAULT (accumulate)
-    "staged_tma": 16,    # staged_wait0 with bf16 tiles stored by TMA (swizzled 64 x 64 boxes): DEFAULT (bf16 out)
+    "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead)
+    "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (bf16 out, accumulate)
 }
 
 
@@ -52,8 +52,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
-    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 16 for a bf16 out,
-    13 to accumulate, 8 otherwise; the ids are those of notes/sm90_kgrouped.md). See VARIANTS.
+    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 16 for a bf16 out and
+    to accumulate, 8 otherwise; the ids are those of notes/sm90_kgrouped.md). See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device
@@ -65,6 +65,9 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
         raise ValueError("out: accumulate=True needs a float32 out (a bf16 out is written, not added to)")
     if not out.is_contiguous():
         raise ValueError("out must be contiguous")
+    if out.data_ptr() % 16:
+        raise ValueError("out must be 16-byte aligned (its storage offset makes it "
+                         f"{out.data_ptr() % 16}-byte off); the kernel stores 8- and 16-byte vectors and by TMA")
     for name, rows in (("a_rows", a_rows), ("b_rows", b_rows)):
         if rows is not None:
             check_tensor(name, rows, dtypes=(torch.int32,), ndim=1, device=dev)
