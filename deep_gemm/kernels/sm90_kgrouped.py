@@ -145,4 +145,9 @@ def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
         if c.data_ptr() != d.data_ptr():
             d.copy_(c)
         accumulate = True
+    if d.data_ptr() % 16:  # a view at an odd offset: the kernel stores 16-byte vectors, so go through a copy
+        tmp = d.clone() if accumulate else torch.empty_like(d)
+        k_grouped_wgrad(a, None, b, None, offsets, tmp, accumulate=accumulate)
+        d.copy_(tmp)
+        return
     k_grouped_wgrad(a, None, b, None, offsets, d, accumulate=accumulate)
