@@ -61,22 +61,11 @@ int num_sms_of_current_device() {
 // swizzle (the layout the kernel's shared-memory ring uses); out-of-bounds rows read as zeros.
 // fp32: a float matrix in boxes of 32 columns (128 bytes) x 64 rows (the fp32 TMA-store staging).
 CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = false) {
-  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
-                              CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-                              CUtensorMapFloatOOBfill);
-  static Encode encode = reinterpret_cast<Encode>(pk::driver_entry_point("cuTensorMapEncodeTiled", 12000));
-  CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * (fp32 ? 4 : 2)};
   const cuuint32_t box[2] = {fp32 ? 32u : 64u, 64};
-  const cuuint32_t elem[2] = {1, 1};
-  CUresult r = encode(&map, fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-                      const_cast<void*>(base), dims, strides,
-                      box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) pk::fail(pk::kCudaError, "cuTensorMapEncodeTiled failed (%d)", (int)r);
-  return map;
+  return pk::encode_tensor_map(fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base,
+                               dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 template <int BM, int BN, bool MC, class P>

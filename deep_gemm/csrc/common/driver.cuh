@@ -17,4 +17,25 @@ inline void* driver_entry_point(const char* name, int cuda_version = 12000) {
   return fn;
 }
 
+// cuTensorMapEncodeTiled (through the entry point) for a tensor of `rank` dimensions, innermost first:
+// dims in elements, strides_bytes for dimensions 1..rank-1, box in elements; every element stride 1,
+// no interleave, out-of-bounds elements read as zeros. Fails with the dimensions in the message.
+inline CUtensorMap encode_tensor_map(CUtensorMapDataType dtype, cuuint32_t rank, const void* base,
+                                     const cuuint64_t* dims, const cuuint64_t* strides_bytes, const cuuint32_t* box,
+                                     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2) {
+  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static Encode encode = reinterpret_cast<Encode>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
+  const cuuint32_t elem[3] = {1, 1, 1};
+  CUtensorMap map{};
+  const CUresult r = encode(&map, dtype, rank, const_cast<void*>(base), dims, strides_bytes, box, elem,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    fail(kCudaError, "cuTensorMapEncodeTiled failed (%d) for dims {%llu, %llu, %llu} box {%u, %u}", (int)r,
+         (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)(rank > 2 ? dims[2] : 1),
+         box[0], box[1]);
+  return map;
+}
+
 }  // namespace pk

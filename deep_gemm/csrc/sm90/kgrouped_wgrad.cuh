@@ -572,52 +572,20 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           continue;
         }
-        if constexpr (P::STAGED_F32 && P::TMA_STORE) {
-          // fp32 by TMA: columns [BN/2 * half, BN/2 * (half + 1)) per pass as BN/64 boxes of 64 rows x
-          // 32 floats (128-byte rows, 128B swizzle: 16-byte piece j of row r at j ^ (r % 8)), stored or
-          // reduce-added (accumulate) by one thread; out_map: out as fp32 [G * M, N], 32 x 64 boxes.
-          // v2 stores: a warp's 8 rows x 32 bytes land on 16 distinct pieces, 2 wavefronts.
+        if constexpr (P::STAGED_F32) {
+          // fp32: columns [BN/2 * half, BN/2 * (half + 1)) per pass (the second after the first's copies
+          // have read the buffer). TMA_STORE: BN/64 boxes of 64 rows x 32 floats (128-byte rows, 128B
+          // swizzle: 16-byte piece j of row r at j ^ (r % 8)) stored or reduce-added (accumulate) by one
+          // thread (out_map: out as fp32 [G * M, N], 32 x 64 boxes); else rows of pitch 2 BN + 16 bytes
+          // (the bf16 tile's), one bulk copy / add per row by lanes 0-15. v2 stores: a warp's 8 rows x
+          // 32 bytes hit 2 wavefronts either way.
           constexpr int kHalf = BN / 2;
-          const uint32_t buf = staging_base + cw * (64 * kHalf * 4);  // (1024-byte aligned)
-          const bool issuer = t == 0;
-          const int row0 = ti.group * p.M + ti.m0 + cw * 64;
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            if (issuer) bulk_wait_read_all();  // the previous pass's stores have read the buffer
-            named_bar_sync(1 + cw, 128);
-#pragma unroll
-            for (int jj = 0; jj < kHalf / 8; ++jj)
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const int v = 4 * (half * (kHalf / 8) + jj) + 2 * h;
-                const int r = warp * 16 + (lane >> 2) + 8 * h, col = 8 * jj + 2 * (lane & 3);  // col in the half
-                const uint32_t addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) +
-                                      (col % 4) * 4;
-                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
-                             : "memory");
-              }
-            fence_proxy_async_smem();
-            named_bar_sync(1 + cw, 128);
-            if (issuer) {
-#pragma unroll
-              for (int b = 0; b < kHalf / 32; ++b) {
-                const uint32_t src = buf + b * (64 * 128);
-                const int col = ti.n0 + half * kHalf + 32 * b;
-                if (p.accumulate) tma_reduce_add_2d(&out_map, src, col, row0);
-                else tma_store_2d(&out_map, src, col, row0);
-              }
-              bulk_commit();
-            }
-          }
-        } else if constexpr (P::STAGED_F32) {
-          // fp32: columns [BN/2 * half, BN/2 * (half + 1)) per pass, staging row pitch 2 BN + 16
-          // bytes (the bf16 tile's), v2 stores: a warp's 8 rows x 32 bytes hit 2 wavefronts.
-          constexpr int kHalf = BN / 2;
+          constexpr bool kTma = P::TMA_STORE;
           constexpr uint32_t kPitch = StagedTile<BN>::kRowBytes;
-          const uint32_t buf = staging_base + cw * 64 * kPitch;
-          const bool issuer = lane < 16;
-          const int srow = warp * 16 + lane;
-          const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + srow;
+          const uint32_t buf = staging_base + cw * (kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
+          const bool issuer = kTma ? t == 0 : lane < 16;
+          const int srow = warp * 16 + lane;  // per-row form: the row lane l < 16 copies
+          const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + (kTma ? 0 : srow);
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             if (issuer) bulk_wait_read_all();  // the previous pass's copies have read the buffer
@@ -627,16 +595,31 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
               for (int h = 0; h < 2; ++h) {
                 const int v = 4 * (half * (kHalf / 8) + jj) + 2 * h;
-                const uint32_t addr = buf + (warp * 16 + (lane >> 2) + 8 * h) * kPitch + (8 * jj + 2 * (lane & 3)) * 4;
+                const int r = warp * 16 + (lane >> 2) + 8 * h, col = 8 * jj + 2 * (lane & 3);  // col in the half
+                uint32_t addr;
+                if constexpr (kTma)
+                  addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) + (col % 4) * 4;
+                else
+                  addr = buf + r * kPitch + col * 4;
                 asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
                              : "memory");
               }
             fence_proxy_async_smem();
             named_bar_sync(1 + cw, 128);
             if (issuer) {
-              float* dst = p.out + orow * p.N + ti.n0 + half * kHalf;
-              if (p.accumulate) bulk_reduce_add_f32_s2g(dst, buf + srow * kPitch, kHalf * 4);
-              else bulk_store_s2g(dst, buf + srow * kPitch, kHalf * 4);
+              if constexpr (kTma) {
+#pragma unroll
+                for (int q = 0; q < kHalf / 32; ++q) {
+                  const uint32_t src = buf + q * (64 * 128);
+                  const int col = ti.n0 + half * kHalf + 32 * q;
+                  if (p.accumulate) tma_reduce_add_2d(&out_map, src, col, static_cast<int>(orow));
+                  else tma_store_2d(&out_map, src, col, static_cast<int>(orow));
+                }
+              } else {
+                float* dst = p.out + orow * p.N + ti.n0 + half * kHalf;
+                if (p.accumulate) bulk_reduce_add_f32_s2g(dst, buf + srow * kPitch, kHalf * 4);
+                else bulk_store_s2g(dst, buf + srow * kPitch, kHalf * 4);
+              }
               bulk_commit();
             }
           }

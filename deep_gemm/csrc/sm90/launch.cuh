@@ -11,29 +11,15 @@
 
 namespace pk::sm90 {
 
-using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
-                                   CUtensorMapInterleave, CUtensorMapSwizzle,
-                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 // A 3-D bf16 tensor [d2][d1][d0] (d0 contiguous) read in boxes {b0, b1, 1}, 128-byte swizzled.
 inline CUtensorMap make_tmap_bf16_3d(const void* base, uint64_t d0, uint64_t d1, uint64_t d2,
                                      uint32_t b0, uint32_t b1) {
-  static EncodeTiledFn encode =
-      reinterpret_cast<EncodeTiledFn>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
   PK_REQUIRE(reinterpret_cast<uintptr_t>(base) % 16 == 0, "weight pointer must be 16-byte aligned");
-  CUtensorMap map;
   const cuuint64_t dims[3] = {d0, d1, d2};
   const cuuint64_t strides[2] = {d0 * 2, d0 * d1 * 2};
   const cuuint32_t box[3] = {b0, b1, 1};
-  const cuuint32_t estr[3] = {1, 1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(base), dims, strides,
-                            box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    fail(kCudaError, "cuTensorMapEncodeTiled failed (%d) for dims {%llu, %llu, %llu} box {%u, %u}", (int)r,
-         (unsigned long long)d0, (unsigned long long)d1, (unsigned long long)d2, b0, b1);
-  return map;
+  return encode_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B,
+                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 inline int num_sms() {
@@ -56,23 +42,14 @@ constexpr int kVariantTmaStore = 64;
 // columns, swizzled as StagedTile::stmatrix_boxes lays them out (64 columns: 128-byte swizzle, 32: 64-byte).
 inline CUtensorMap make_tmap_bf16_store(const void* base, uint64_t cols, uint64_t rows, uint64_t ld,
                                         uint32_t box_cols = 64) {
-  static EncodeTiledFn encode =
-      reinterpret_cast<EncodeTiledFn>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
   PK_REQUIRE(reinterpret_cast<uintptr_t>(base) % 16 == 0 && ld % 8 == 0, "TMA store: 16-byte aligned rows needed");
-  CUtensorMap map;
+  PK_REQUIRE(box_cols == 64 || box_cols == 32, "TMA store boxes are 64 or 32 columns wide");
   const cuuint64_t dims[2] = {cols, rows};
   const cuuint64_t strides[1] = {ld * 2};
-  PK_REQUIRE(box_cols == 64 || box_cols == 32, "TMA store boxes are 64 or 32 columns wide");
   const cuuint32_t box[2] = {box_cols, 64};
-  const cuuint32_t estr[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
-                            estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
-                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    fail(kCudaError, "cuTensorMapEncodeTiled failed (%d) for a store map {%llu, %llu}", (int)r,
-         (unsigned long long)cols, (unsigned long long)rows);
-  return map;
+  return encode_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box,
+                           box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                           CU_TENSOR_MAP_L2_PROMOTION_NONE);
 }
 
 // Upper bound on the m-tiles (of bm rows) of a grouped layout, without reading the device sizes.

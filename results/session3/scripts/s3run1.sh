@@ -1,9 +1,5 @@
 #!/usr/bin/env bash
-set -u
-B=.device/head/build/final
-export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
-SECONDS=0
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source ci/device_run_lib.sh  # B, PYTHONPATH, PK_LIBRARY_PATH, GPU state, step()
 compute-sanitizer --version | tail -1
 echo "== racecheck"; SAN_TOOLS=racecheck T_SAN=240 bash ci/gpu_sanitize.sh "$OUT" 2>&1 | tail -8; echo "t=$SECONDS"
 grep -B2 -A12 -m3 "Race\|Error\|error" $OUT/sanitize_racecheck.log | head -80

@@ -1,9 +1,5 @@
 #!/usr/bin/env bash
-set -u
-B=.device/head/build/final
-export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
-SECONDS=0
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
+source ci/device_run_lib.sh  # B, PYTHONPATH, PK_LIBRARY_PATH, GPU state, step()
 echo "== GPU tests"
 timeout 150 python3 -m pytest -q -m gpu tests/ -p no:cacheprovider > $OUT/gpu_tests.log 2>&1; echo "rc=$? t=$SECONDS"; tail -1 $OUT/gpu_tests.log; grep -E "^FAILED|^E  " $OUT/gpu_tests.log | head -10
 echo "== bench"; timeout 240 python3 benchmarks/bench_moe.py --reps 10 --json $OUT/bench.json > $OUT/bench.log 2>&1; echo "rc=$? t=$SECONDS"

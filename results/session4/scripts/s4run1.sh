@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # Session 4, device run 1: the dH epilogue-warps variant (4): tests, sanitizers, interleaved timing
 # against the other dH forms; then every GPU test (HEAD validation).
-set -u
-B=.device/head/build/final
-export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
-SECONDS=0
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
+source ci/device_run_lib.sh  # B, PYTHONPATH, PK_LIBRARY_PATH, GPU state, step()
 echo "== dH variant tests"
 timeout 120 python3 -m pytest -q -m gpu tests/test_sm90_moe.py -k "dh_warps or few_ctas" -p no:cacheprovider > $OUT/dh_tests.log 2>&1; echo "rc=$? t=$SECONDS"; tail -1 $OUT/dh_tests.log; grep -E "^FAILED|^E  " $OUT/dh_tests.log | head -10
 echo "== sanitizers (dH 4, I=256, 2 CTAs)"
