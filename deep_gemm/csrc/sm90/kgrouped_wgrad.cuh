@@ -56,18 +56,24 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          one bulk copy per row (16 lanes a warp, which the hardware issues one lane at a time: ncu
 //          put ~10 % of the consumers' samples in that loop, results/session5/run5); with STAGED_F32
 //          fp32 tiles too (two column halves of 32-float boxes, TMA reduce-add to accumulate).
+//   SPLIT  (with TMA_STORE) a 16 KiB staging buffer per consumer warpgroup instead of a whole tile's
+//          rows: tiles leave in column passes (bf16 128 columns, fp32 64), each pass after the
+//          previous one's TMA reads. The 32 KiB saved hold a fourth 48 KiB stage at 128 x 256, so
+//          PEND 1 (no tensor-pipe drain per chunk) keeps two chunks of producer lookahead.
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
-template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false>
+template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
+          bool SPLIT_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static_assert(!TMA_STORE_ || STAGED_, "the TMA store goes through the staging buffer");
+  static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_;
+  static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -86,7 +92,10 @@ struct Config {
   static constexpr int kBarrierBytes = 2 * kStages * 8;
   // Staged epilogue: one 64-row half of the bf16 tile per consumer warpgroup, after the ring.
   static_assert(!P::STAGED || BM == 128, "the staged epilogue takes 64 rows per consumer warpgroup");
-  static constexpr int kStagingBytes = P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
+  static constexpr int kStagingBytes = P::SPLIT ? 2 * 16384 : P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
+  // Columns a warpgroup's 64 rows pass through staging at once (SPLIT: 16 KiB of them).
+  static constexpr int kPassColsBf16 = P::SPLIT && BN > 128 ? 128 : BN;
+  static constexpr int kPassColsF32 = P::SPLIT ? 64 : BN / 2;
   // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
   static constexpr int kSmemBytes = kStages * kStageBytes + kStagingBytes + kBarrierBytes + 1024;
   static_assert(kSmemBytes <= kMaxSmemBytes, "shared-memory ring too large");
@@ -540,20 +549,26 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
       if constexpr (P::STAGED) {
         if (P::TMA_STORE && p.out_bf16 != nullptr) {
-          // One thread of the warpgroup stores its 64 rows as BN/64 swizzled 64 x 64 boxes (out_map:
-          // out as [G * M, N]) after its previous tile's stores have read the buffer.
-          const uint32_t buf = staging_base + cw * (64 * BN * 2);
+          // One thread of the warpgroup stores its 64 rows as swizzled 64 x 64 boxes (out_map: out as
+          // [G * M, N]), kCols columns a pass, each pass after the buffer's previous stores read it.
+          constexpr int kCols = Cfg::kPassColsBf16;
+          const uint32_t buf = staging_base + cw * (64 * kCols * 2);
           const bool issuer = t == 0;
-          if (issuer) bulk_wait_read_all();
-          named_bar_sync(1 + cw, 128);
-          StagedTile<BN>::stmatrix_boxes([&](int v) { return acc[0][v]; }, buf);
-          fence_proxy_async_smem();  // generic-proxy writes -> read by the TMA store (async proxy)
-          named_bar_sync(1 + cw, 128);
-          if (issuer) {
-            const int row0 = ti.group * p.M + ti.m0 + cw * 64;
 #pragma unroll
-            for (int q = 0; q < BN / 64; ++q) tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + 64 * q, row0);
-            bulk_commit();
+          for (int pass = 0; pass < BN / kCols; ++pass) {
+            if (issuer) bulk_wait_read_all();
+            named_bar_sync(1 + cw, 128);
+            // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
+            StagedTile<kCols>::stmatrix_boxes([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf);
+            fence_proxy_async_smem();  // generic-proxy writes -> read by the TMA store (async proxy)
+            named_bar_sync(1 + cw, 128);
+            if (issuer) {
+              const int row0 = ti.group * p.M + ti.m0 + cw * 64;
+#pragma unroll
+              for (int q = 0; q < kCols / 64; ++q)
+                tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
+              bulk_commit();
+            }
           }
           continue;
         }
@@ -573,13 +588,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           continue;
         }
         if constexpr (P::STAGED_F32) {
-          // fp32: columns [BN/2 * half, BN/2 * (half + 1)) per pass (the second after the first's copies
-          // have read the buffer). TMA_STORE: BN/64 boxes of 64 rows x 32 floats (128-byte rows, 128B
+          // fp32: columns [kHalf * half, kHalf * (half + 1)) per pass (each after the previous one's copies
+          // have read the buffer). TMA_STORE: kHalf/32 boxes of 64 rows x 32 floats (128-byte rows, 128B
           // swizzle: 16-byte piece j of row r at j ^ (r % 8)) stored or reduce-added (accumulate) by one
           // thread (out_map: out as fp32 [G * M, N], 32 x 64 boxes); else rows of pitch 2 BN + 16 bytes
           // (the bf16 tile's), one bulk copy / add per row by lanes 0-15. v2 stores: a warp's 8 rows x
           // 32 bytes hit 2 wavefronts either way.
-          constexpr int kHalf = BN / 2;
+          constexpr int kHalf = Cfg::kPassColsF32;  // columns a pass (a half unless SPLIT)
           constexpr bool kTma = P::TMA_STORE;
           constexpr uint32_t kPitch = StagedTile<BN>::kRowBytes;
           const uint32_t buf = staging_base + cw * (kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
@@ -587,7 +602,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int srow = warp * 16 + lane;  // per-row form: the row lane l < 16 copies
           const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + (kTma ? 0 : srow);
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
+          for (int half = 0; half < BN / kHalf; ++half) {
             if (issuer) bulk_wait_read_all();  // the previous pass's copies have read the buffer
             named_bar_sync(1 + cw, 128);
 #pragma unroll
