@@ -97,8 +97,34 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
     dx_r, dw13_r, dw2_r, dtw_r = reference.moe_backward(dy.double(), x.double(), idx, w.double(), w13.double(),
                                                         w2.double(), r64, z64, clamp, "bf16")
     errs.update(dx=rel_l2(dx, dx_r), dw13=rel_l2(dw13, dw13_r), dw2=rel_l2(dw2, dw2_r), dtw=rel_l2(dtw, dtw_r))
+    if 0 < n < DTW_MIN_VALUES:
+        errs["dtw"] = dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp)
     outs = dict(y=y, dx=dx, dw13=dw13, dw2=dw2, dtw=dtw)
     return errs, outs
+
+
+# d(topk_weights)[p] = <dA_p, round(h_p)> with dA = dy . W2 staged as bf16 in the kernel (the
+# epilogue warps read it from shared memory). That rounding changes each product by at most 2^-8
+# relatively (bf16's unit roundoff), which the sum amplifies without bound when it nearly cancels:
+# for a vector of only a few values (T = 1: K of them), rel L2 <= 1e-2 is then a coin with ~0.1 % odds
+# of failing an exact bf16-staged computation (simulated in float64 over 3000 draws, T = 1, K = 4, I = 256: median 1.7e-3,
+# max 1.6e-2). So such short vectors are checked against the rounding's own bound per element instead.
+DTW_MIN_VALUES = 32
+
+
+def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
+    """max_p |dtw[p] - ref[p]| / (2^-7 sum_i |dA_pi h_pi| + 1e-6): <= 1/2 when the kernel's only error is
+    dA's bf16 rounding (2^-8 a product; the factor 2 covers an h rounded from fp32 to the other
+    neighbour, and the fp32 sums); returned times TOL, so that the caller's <= TOL passes."""
+    pairs = routing.sorted_pair[:n].long()
+    K = idx.shape[1]
+    tok, e = pairs // K, idx.reshape(-1)[pairs].long()
+    h, *_ = reference.moe.swiglu(z[:n].double(), clamp)
+    h = h.to(torch.bfloat16).double()
+    dA = torch.einsum("ph,phi->pi", dy.double()[tok], w2.double()[e])
+    bound = 2.0 ** -7 * (dA * h).abs().sum(-1) + 1e-6
+    err = (dtw.reshape(-1)[pairs].double() - dtw_r.reshape(-1)[pairs].double()).abs()
+    return TOL * (err / bound).max().item()
 
 
 # Kernel variants the layer's correctness cases run under, as PK_SM90_VARIANT_<OP> settings

@@ -29,7 +29,7 @@ VARIANTS = {
     "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (bf16 out, accumulate)
     "split_wait1": 17,   # staged_tma through a 16 KiB buffer a warpgroup in column passes: 4 stages, wait_group 1
     "split_wait0": 18,   # split_wait1 with wait_group 0
-    "split_bk128": 19,   # split staging with 128-row chunks: 2 stages, wait_group 0
+    "split_bk128": 19,   # split staging with 128-row chunks: 2 stages, wait_group 0: DEFAULT (accumulate, B identity)
 }
 
 
@@ -56,7 +56,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
     Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 16 for a bf16 out and
-    to accumulate, 8 otherwise; the ids are those of notes/sm90_kgrouped.md). See VARIANTS.
+    to accumulate, except 19 to accumulate with b identity (2-CTA pairs sharing it), 8 otherwise; the
+    ids are those of notes/sm90_kgrouped.md). See VARIANTS.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

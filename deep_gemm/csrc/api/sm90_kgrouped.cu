@@ -54,6 +54,11 @@ constexpr int kDefaultVariantBf16 = 16;
 // 1.136 ms, dW1 2.128 vs 2.194; 235B dW2 4.19 vs 4.26, dW1 8.03 vs 8.34). A plain fp32 out keeps 8: 16
 // measured 30B −5 % / 0 %, 235B −2 % / +10 % against it.
 constexpr int kDefaultVariantAccumulate = 16;
+// Session 6: 19 (128-row chunks, 16 KiB staging in column passes) where B is the identity side shared
+// by 2-CTA pairs (dW2 in the MoE backward). Interleaved, 7 rounds, fp32 accumulate, 19 vs 16: 30B dW2
+// 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
+// and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
+constexpr int kDefaultVariantAccumulateSharedB = 19;
 inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 17 || v == 18 || v == 19; }
 
 int num_sms_of_current_device() {
@@ -238,7 +243,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     const bool allow_mc = !(debug & 4);  // debug bit 2: same tiles without the cluster
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
-      if (allow_mc) launch_variant<128, 256, true>(v, p, map, max_ctas, s);
+      const int v_mc = variant == 0 && accumulate ? kDefaultVariantAccumulateSharedB : v;
+      if (allow_mc) launch_variant<128, 256, true>(v_mc, p, map, max_ctas, s);
       else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
       // Opt-in (debug bit 9): A (identity, by TMA) shared by two CTAs on neighbouring 256-wide
