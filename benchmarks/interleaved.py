@@ -65,6 +65,16 @@ def variants(shape, T, E, K):
     o = torch.empty(n, H, dtype=torch.bfloat16, device=dev)
     h = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
 
+    def wgrad_diagnostics(which):
+        o2, o13 = outs[torch.bfloat16]
+        g = (dy if which == "dW2" else x).index_select(0, tok.long())  # the gathered operand as a copy
+        a, b, out = (g, hw, o2) if which == "dW2" else (dz, g, o13)
+        ends = off[1:].contiguous()
+        return {"pre-gathered copies, ours": lambda: k_grouped_wgrad(a, None, b, None, off, out),
+                "pre-gathered copies, torch _grouped_mm": lambda: torch._grouped_mm(a.t(), b, offs=ends),
+                "ours loads only": wgrad(torch.bfloat16, which, debug=3),
+                "ours MMAs only": wgrad(torch.bfloat16, which, debug=65)}
+
     def a_load(mode, fn):
         def run():
             os.environ["PK_SM90_A_LOAD"] = mode
@@ -125,6 +135,11 @@ def variants(shape, T, E, K):
                                                                  f * (1 if which == "dW2" else 2))
                for name, v in VARIANTS.items() if v in (8, 12, 13) or v >= 16 for which in ("dW2", "dW1")},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
+            # Diagnostics (bf16 out, default pipeline): the same products from pre-gathered copies (both
+            # operands contiguous: TMA / identity), against torch._grouped_mm on those copies; and the
+            # kernel with its loads only (debug 3) or its MMAs only (debug 65: no loads, no stores).
+            **{f"{which} bf16 out, {form}": (fn, f * (1 if which == "dW2" else 2))
+               for which in ("dW2", "dW1") for form, fn in wgrad_diagnostics(which).items()},
             "dW1 fp32 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.float32, "dW1", 0, 512), 2 * f)}
 
 
