@@ -75,9 +75,7 @@ def variants(shape, T, E, K):
                 "pre-gathered copies, torch _grouped_mm": lambda: torch._grouped_mm(a.t(), b, offs=ends),
                 "ours loads only": wgrad(torch.bfloat16, which, debug=3),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
-                "ours MMAs only in turn (20)": wgrad(torch.bfloat16, which, 20, 65),
-                "ours MMAs only split_wait1 (17)": wgrad(torch.bfloat16, which, 17, 65),
-                "ours MMAs only split_wait1 in turn (21)": wgrad(torch.bfloat16, which, 21, 65)}
+                "ours MMAs only split_wait1 (17)": wgrad(torch.bfloat16, which, 17, 65)}
 
     def a_load(mode, fn):
         def run():
@@ -123,12 +121,6 @@ def variants(shape, T, E, K):
             "GEMM 2 staged, A by TMA, wait0, TMA store": (a_load("tma", gemm2(99)), f),
             "dX staged, A by TMA, TMA store": (a_load("tma", dx(67)), 2 * f),
             "dX staged, A by TMA, wait0, TMA store": (a_load("tma", dx(99)), 2 * f),
-            # + 128: the consumer warpgroups issue each k-block's wgmma in turn
-            "GEMM 1 staged 128x192 in turn": (gemm1(132), 2 * f),
-            "GEMM 2 staged, A by TMA, wait0, TMA store in turn": (a_load("tma", gemm2(227)), f),
-            "dX staged, A by TMA, wait0, TMA store in turn": (a_load("tma", dx(227)), 2 * f),
-            "dH epilogue warps 128x256, wait0, z L1 prefetch in turn": (dh(168), f),
-            "dH 2 epilogue warps 128x256, wait0, z L1 prefetch in turn": (dh(169), f),
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),

@@ -146,9 +146,7 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
-# staged 128 x (96 + 96) where I % 96 == 0); "order" / "order_warps2" = every kernel's consumer warpgroups
-# issuing each k-block's (chunk's) wgmma in turn: GEMM 1 4 + 128, GEMM 2 / dX 99 + 128, dH 8 / 9 + 32 +
-# 128, weight gradients k-grouped 20 / 21.
+# staged 128 x (96 + 96) where I % 96 == 0).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
@@ -160,10 +158,7 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
-            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"},
-            # + 128: the consumer warpgroups issue each k-block's (chunk's) wgmma in turn
-            "order": {"GEMM1": "132", "GEMM2": "227", "DX": "227", "DH": "168", "WGRAD": "20"},
-            "order_warps2": {"DH": "169", "WGRAD": "21"}}
+            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"}}
 
 
 def _set_variant(monkeypatch, name):

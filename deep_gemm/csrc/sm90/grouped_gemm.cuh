@@ -24,7 +24,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   uint8_t* smem_c = smem_b + Cfg::kStages * Cfg::kBBytes;  // staging tile (kStoreBytes; 0 unless staged)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem_c + Cfg::kStoreBytes);
   uint64_t* empty = full + Cfg::kStages;
-  uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"; kOrder: issue turns
+  uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
   uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
   uint64_t* staged_empty = done + 3;      // ... and has been read back
   int* sched_ints = reinterpret_cast<int*>(done + (Cfg::kEpiWarps ? 4 : 2));
@@ -92,8 +92,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
         if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
       }
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
-                             Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c),
-                             Cfg::kOrder ? done : nullptr);
+                             Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
       if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);
       else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c, &tmap_out);
       else Epi::apply(ep, c, wg - 1, accum, pre);

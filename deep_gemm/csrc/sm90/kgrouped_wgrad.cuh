@@ -60,18 +60,12 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          rows: tiles leave in column passes (bf16 128 columns, fp32 64), each pass after the
 //          previous one's TMA reads. The 32 KiB saved hold a fourth 48 KiB stage at 128 x 256, so
 //          PEND 1 (no tensor-pipe drain per chunk) keeps two chunks of producer lookahead.
-//   ORDER  the two consumer warpgroups issue each chunk's wgmma in turn (warpgroup 1 after warpgroup 0
-//          has issued chunk i, warpgroup 0 chunk i + 1 after warpgroup 1 has issued chunk i; two
-//          mbarriers). Both wait on the same full barrier, so without it they issue at the same time,
-//          the tensor cores interleave their MMAs, both finish a chunk together and both run the
-//          chunk loop's ~100 instructions at once with the tensor pipe empty (the MMA-only form ran at
-//          ~70 % of peak, session 6 run 2). In turn, one warpgroup's loop overlaps the other's MMAs.
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, bool ORDER_ = false>
+          bool SPLIT_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
@@ -80,7 +74,6 @@ struct Pipe {
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
-  static constexpr bool ORDER = ORDER_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -96,7 +89,7 @@ struct Config {
   static constexpr int kABytes = kBK * BM * 2;
   static constexpr int kBBytes = kBK * BN * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kBarrierBytes = 2 * kStages * 8 + (P::ORDER ? 16 : 0);  // + the two issue-order barriers
+  static constexpr int kBarrierBytes = 2 * kStages * 8;
   // Staged epilogue: one 64-row half of the bf16 tile per consumer warpgroup, after the ring.
   static_assert(!P::STAGED || BM == 128, "the staged epilogue takes 64 rows per consumer warpgroup");
   static constexpr int kStagingBytes = P::SPLIT ? 2 * 16384 : P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
@@ -304,7 +297,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t bar_base = staging_base + Cfg::kStagingBytes;
   auto full_bar = [&](int s) { return bar_base + 8u * s; };
   auto empty_bar = [&](int s) { return bar_base + 8u * (kStages + s); };
-  auto issued_bar = [&](int w) { return bar_base + 8u * (2 * kStages + w); };  // ORDER: warpgroup w issued a chunk
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
   auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
   const int rank = MC ? static_cast<int>(cluster_ctarank()) : 0;
@@ -318,10 +310,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       // One arrival per consumer warpgroup (of both CTAs with a cluster: a multicast into a
       // stage needs it free in both).
       mbar_init(empty_bar(s), MC ? 4 : 2);
-    }
-    if constexpr (P::ORDER) {
-      mbar_init(issued_bar(0), 4);  // lane 0 of each warp of the warpgroup, after its wgmma of a chunk
-      mbar_init(issued_bar(1), 4);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -509,13 +497,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         // cp.async (generic proxy) writes -> wgmma (async proxy) reads. (debug bit 5 drops it:
         // timing experiment only.)
         if (!(p.debug & 32)) fence_proxy_async_smem();
-        if constexpr (P::ORDER) {
-          // Chunk it (the it-th completion of each barrier): warpgroup 1 after warpgroup 0 issued it,
-          // warpgroup 0 after warpgroup 1 issued chunk it - 1. Neither gets two chunks ahead, so a
-          // parity wait cannot alias.
-          if (cw == 1) mbar_wait(issued_bar(0), it & 1u);
-          else if (it > 0) mbar_wait(issued_bar(1), (it - 1u) & 1u);
-        }
         if (!(p.debug & 2)) {
 #pragma unroll
           for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
@@ -534,9 +515,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           }
           cute::warpgroup_commit_batch();
-        }
-        if constexpr (P::ORDER) {
-          if (lane == 0) mbar_arrive(issued_bar(cw));
         }
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its

@@ -77,14 +77,8 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// Order_ (cooperative, no cluster): the two consumer warpgroups issue each k-block's wgmma in turn
-// (warpgroup 1 after warpgroup 0 has issued k-block i, warpgroup 0 k-block i + 1 after warpgroup 1 has
-// issued k-block i; the ping-pong `done` barriers, otherwise unused, carry the turns). Both wait on the
-// same full barrier, so otherwise they issue together, the tensor cores interleave their MMAs, and
-// both finish a k-block at once and then run their loop code (and, with Wait0_, drain) together.
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool Order_ = false>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -95,8 +89,6 @@ struct GemmConfig {
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
   static constexpr bool kCluster = Cluster_;
   static constexpr bool kWait0 = Wait0_;
-  static constexpr bool kOrder = Order_;
-  static_assert(!(Order_ && (PingPong_ || Cluster_)), "issue turns are written for the one-CTA cooperative layout");
   static_assert(!(Wait0_ && PingPong_), "wait_group 0 release is written for the cooperative layout");
   static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
   static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
@@ -316,8 +308,7 @@ template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
                                                   uint32_t& it, int wg, Accum& accum,
-                                                  uint64_t* turn_done = nullptr, bool has_rows = true,
-                                                  uint64_t* issued = nullptr) {
+                                                  uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
@@ -345,12 +336,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
     Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
     Tensor tCrB = thr.make_fragment_B(thr.partition_B(sB));
-    if constexpr (Cfg::kOrder) {
-      // k-block it (the it-th completion of each barrier): warpgroup 1 after warpgroup 0 issued it,
-      // warpgroup 0 after warpgroup 1 issued it - 1; neither gets two ahead, so parities cannot alias.
-      if (wg == 1) mbar_wait(&issued[0], it & 1u);
-      else if (it > 0) mbar_wait(&issued[1], (it - 1u) & 1u);
-    }
     warpgroup_fence_operand(accum);
     warpgroup_arrive();
 #pragma unroll
@@ -359,9 +344,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
     }
     warpgroup_commit_batch();
-    if constexpr (Cfg::kOrder) {
-      if (lane == 0) mbar_arrive(&issued[wg]);  // (count 4: every warp of the warpgroup has issued)
-    }
     if constexpr (Cfg::kWait0) {
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
