@@ -65,7 +65,7 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false>
+          bool SPLIT_ = false, bool REBUILD_DESC_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
@@ -74,6 +74,7 @@ struct Pipe {
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
+  static constexpr bool REBUILD_DESC = REBUILD_DESC_;  // A/B only: rebuild the wgmma descriptors every chunk
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -414,7 +415,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     settle();
     int ia[kRowsPerThread], ib[kRowsPerThread];
     if (unit < p.num_units) load_rows_lean(ti, chunk, ia, ib);
-    uint32_t it = 0;
+    int s = 0;            // ring stage of this chunk
+    uint32_t phase = 0;   // and its phase
     while (unit < p.num_units) {
       const TileInfo cur = ti;
       const int cur_chunk = chunk;
@@ -428,8 +430,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       int na[kRowsPerThread], nb[kRowsPerThread];
       if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
 
-      const int s = static_cast<int>(it % kStages);
-      const uint32_t phase = (it / kStages) & 1u;
       mbar_wait(empty_bar(s), phase ^ 1u);
 
       const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
@@ -449,7 +449,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
                                            rbase, e0);
       cp_async_arrive_noinc(full_bar(s));
-      ++it;
+      if (++s == kStages) {
+        s = 0;
+        phase ^= 1u;
+      }
 #pragma unroll
       for (int j = 0; j < kRowsPerThread; ++j) {
         ia[j] = na[j];
@@ -465,7 +468,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int t = threadIdx.x & 127;
     const int warp = t >> 5, lane = t & 31;
     float acc[Cfg::kMBlocks][Cfg::kAccRegs];
-    uint32_t it = 0;
+    // Ring position (stage, phase), stepped per chunk instead of it % kStages, it / kStages.
+    int stage = 0;
+    uint32_t phase = 0;
+    // wgmma descriptors of stage 0 (this warpgroup's A blocks, B); stage s and k16 step kk add their
+    // byte offsets / 16 to the start-address field (shared addresses < 256 KiB: the 14-bit field
+    // never carries), so the chunk loop does not rebuild them (ncu, session 6 run 5: the loop's
+    // ~100 instructions a chunk, half of them descriptor arithmetic, ran while the tensor pipe idled).
+    const uint64_t desc_a0 = make_desc_mn_sw128(stage_a(0) + cw * Cfg::kMBlocks * kBlockBytes, kBlockBytes, 1024);
+    const uint64_t desc_b0 = make_desc_mn_sw128(stage_b(0), kBlockBytes, 1024);
     auto release = [&](int s) {
       if (t == 0) {
         if constexpr (MC) {
@@ -491,8 +502,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
       for (int c = 0; c < nch; ++c) {
-        const int s = static_cast<int>(it % kStages);
-        const uint32_t phase = (it / kStages) & 1u;
+        const int s = stage;
         mbar_wait(full_bar(s), phase);
         // cp.async (generic proxy) writes -> wgmma (async proxy) reads. (debug bit 5 drops it:
         // timing experiment only.)
@@ -503,14 +513,18 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
           cute::warpgroup_arrive();
+          const uint64_t stage_off = static_cast<uint64_t>(s) * (Cfg::kStageBytes >> 4);
 #pragma unroll
           for (int kk = 0; kk < BK / 16; ++kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
-            const uint64_t db = make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024);
+            const uint64_t db = P::REBUILD_DESC ? make_desc_mn_sw128(stage_b(s) + kk * 2048, kBlockBytes, 1024)
+                                                : desc_b0 + stage_off + (kk * 2048 >> 4);
 #pragma unroll
             for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
-              const uint64_t da = make_desc_mn_sw128(
-                  stage_a(s) + (cw * Cfg::kMBlocks + mb) * kBlockBytes + kk * 2048, kBlockBytes, 1024);
+              const uint64_t da =
+                  P::REBUILD_DESC
+                      ? make_desc_mn_sw128(stage_a(s) + (cw * Cfg::kMBlocks + mb) * kBlockBytes + kk * 2048, kBlockBytes, 1024)
+                      : desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
               wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
             }
           }
@@ -535,7 +549,10 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
           release(s);
         }
-        ++it;
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1u;
+        }
       }
       cute::warpgroup_wait<0>();
 #pragma unroll
