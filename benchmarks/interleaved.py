@@ -76,8 +76,7 @@ def variants(shape, T, E, K):
                 "ours loads only": wgrad(torch.bfloat16, which, debug=3),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
                 "ours MMAs only split_wait1 (17)": wgrad(torch.bfloat16, which, 17, 65),
-                "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
-                "ours MMAs only, descriptors rebuilt per chunk (22)": wgrad(torch.bfloat16, which, 22, 65)}
+                "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65)}
 
     def a_load(mode, fn):
         def run():
