@@ -1,20 +1,18 @@
 #!/usr/bin/env bash
-# One device call that validates a finished tree on an H200: every GPU test, memcheck, the MoE
-# benchmark at both shapes and the routing kernel's timing. Library prebuilt here into BUILD_DIR.
-#   bash ci/final_device_run.sh build/final        (logs under $OUT)
-set -u
-BUILD_DIR=${1:-build/final}
+# One device call that validates a finished tree on an H200, the library prebuilt here and carried:
+# every GPU test, the MoE benchmark at both shapes, the per-kernel timeline with SM clocks, host
+# overhead, the routing kernel's timing, and memcheck + racecheck of a small layer (grid capped at
+# 2 CTAs, so each CTA walks many tiles).
+#   bash ci/final_device_run.sh [BUILD_DIR]     (default: ci/device_run_lib.sh's B; logs under $OUT)
+B=${1:-${B:-.device/head/build/final}}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-export PYTHONPATH=. PK_LIBRARY_PATH=$BUILD_DIR PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 
+source ci/device_run_lib.sh  # PYTHONPATH, PK_LIBRARY_PATH, GPU state, step()
 git log -1 --format=%h 2>/dev/null
-echo "== all GPU tests"
-OUT=/tmp/gpu-test-logs timeout ${T_TESTS:-120} bash ci/run_gpu_tests.sh "$BUILD_DIR" > "$OUT/gpu_tests.log" 2>&1
-echo "gpu tests rc=$?"; grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -3
-echo "== benchmark"
-timeout ${T_BENCH:-150} python3 benchmarks/bench_moe.py --reps ${REPS:-10} --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log" | tail -30
-echo "== routing kernel timing"
-timeout 30 python3 - <<'PY' 2>&1 | tee "$OUT/routing_timing.txt"
+step ${T_TESTS:-150} gpu_tests.log python3 -m pytest -q -m gpu tests/ -p no:cacheprovider; tail -1 $OUT/gpu_tests.log; grep -E "^FAILED|^E  " $OUT/gpu_tests.log | head -10
+step ${T_BENCH:-150} bench.log python3 benchmarks/bench_moe.py --reps ${REPS:-10} --json $OUT/bench.json; grep -v "^{" $OUT/bench.log | tail -12
+step 60 timeline.log python3 benchmarks/timeline_moe.py --iters 3 --clocks; grep -E "kernels,|back to back|grouped_gemm|kgrouped|combine" $OUT/timeline.log | cut -c1-30,74-100
+step 60 host.log python3 benchmarks/host_overhead.py --shape 30b; tail -8 $OUT/host.log
+step 30 routing_timing.txt python3 - <<'PY'
 import torch, deep_gemm
 from deep_gemm import reference
 T, K, E = 16384, 8, 128
@@ -29,5 +27,5 @@ for name, f in [("kernel", lambda: deep_gemm.moe_routing(idx, E, validate=False)
         s.record(); f(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e))
     ts.sort(); print(f"routing T={T} K={K} E={E} {name}: median {ts[len(ts)//2]*1000:.1f} us")
 PY
-echo "== memcheck"
-SAN_TOOLS=memcheck T_SAN=${T_SAN:-60} timeout 70 bash ci/gpu_sanitize.sh "$OUT" 2>&1 | head -6 | tee "$OUT/sanitize.txt"
+cat $OUT/routing_timing.txt
+mkdir -p $OUT/san; PK_SMALL_SHAPE=300,4,2,256,256 PK_SM90_MAX_CTAS=2 T_SAN=${T_SAN:-60} bash ci/gpu_sanitize.sh "$OUT/san" 2>&1 | tee $OUT/sanitize.txt; echo "t=$SECONDS"

@@ -14,7 +14,7 @@ for shape in 30b 235b; do
   echo "ncu $shape rc=$? t=$SECONDS"
   for id in $(seq 0 $((n-1))); do
     "$NCU" -i "/tmp/src/src_$shape.ncu-rep" --page source --csv --print-source sass --launch-skip $id --launch-count 1 > "/tmp/src/src_${shape}_$id.csv" 2>&1
-    python3 results/session5/scripts/ncu_source_top.py "/tmp/src/src_${shape}_$id.csv" 60 > "$OUT/stalls_${shape}_$id.txt" 2>&1
+    python3 benchmarks/ncu_source_top.py "/tmp/src/src_${shape}_$id.csv" 60 > "$OUT/stalls_${shape}_$id.txt" 2>&1
     head -3 "$OUT/stalls_${shape}_$id.txt" | cut -c1-200
   done
   rm -f /tmp/src/src_$shape.ncu-rep

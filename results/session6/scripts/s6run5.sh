@@ -11,7 +11,7 @@ for dbg in 65 0; do
     python3 benchmarks/profile_kgrouped.py --which dW1 --debug $dbg > $OUT/ncu_$dbg.log 2>&1
   echo "ncu debug=$dbg rc=$? t=$SECONDS"
   "$NCU" -i /tmp/kg_$dbg.ncu-rep --page source --csv --print-source sass > /tmp/kg_$dbg.csv 2>&1
-  python3 results/session6/scripts/ncu_source_top.py /tmp/kg_$dbg.csv 45 > $OUT/stalls_$dbg.txt 2>&1
+  python3 benchmarks/ncu_source_top.py /tmp/kg_$dbg.csv 45 > $OUT/stalls_$dbg.txt 2>&1
   head -50 $OUT/stalls_$dbg.txt | cut -c1-190
   gzip -c /tmp/kg_$dbg.csv > $OUT/kg_$dbg.csv.gz
 done

@@ -1,4 +1,5 @@
-"""Top SASS instructions by warp-stall samples from `ncu -i REP --page source --csv --print-source sass`.
+"""Top SASS instructions by warp-stall samples from `ncu -i REP --page source --csv --print-source sass`
+(ncu run with --section SourceCounters; used by results/session5/scripts/s5run5.sh, session6/s6run5.sh).
     python3 ncu_source_top.py FILE.csv [N]"""
 import csv,sys
 f=sys.argv[1]; N=int(sys.argv[2]) if len(sys.argv)>2 else 40
