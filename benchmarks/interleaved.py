@@ -122,12 +122,6 @@ def variants(shape, T, E, K):
             "GEMM 2 staged, A by TMA, wait0, TMA store": (a_load("tma", gemm2(99)), f),
             "dX staged, A by TMA, TMA store": (a_load("tma", dx(67)), 2 * f),
             "dX staged, A by TMA, wait0, TMA store": (a_load("tma", dx(99)), 2 * f),
-            # + 128: descriptors rebuilt every k-block (the loop before session 6; A/B only)
-            "GEMM 1 staged 128x192, 4 stages, old descriptors": (gemm1(132), 2 * f),
-            "GEMM 2 staged, A by TMA, wait0, TMA store, old descriptors": (a_load("tma", gemm2(227)), f),
-            "dX staged, A by TMA, wait0, TMA store, old descriptors": (a_load("tma", dx(227)), 2 * f),
-            "dH epilogue warps 128x256, wait0, z L1 prefetch, old descriptors": (dh(168), f),
-            "dH 2 epilogue warps 128x256, wait0, z L1 prefetch, old descriptors": (dh(169), f),
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),

@@ -22,8 +22,8 @@ namespace {
 // same restriction, and no out_rows): full tiles stored by TMA tensor stores.
 template <bool PP, BMode BM, bool MC = false, bool W0 = false>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC, 0, W0>;
-template <BMode BM, bool MC = false, bool W0 = false, bool RB = false>
-using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0, RB>;
+template <BMode BM, bool MC = false, bool W0 = false>
+using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -99,10 +99,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
-    const bool rb = (v & kVariantRebuildDesc) != 0;  // A/B of session 6 only
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore | kVariantRebuildDesc);
-    PK_REQUIRE(!rb || (v == 3 && w0 && tma_out && !mc), "the descriptor-rebuild form exists for 3 + %d + %d only, got %d",
-               kVariantWait0, kVariantTmaStore, variant);
+    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
     PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || mc)) && !(tma_out && (v != 3 || mc)),
                "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), or 3 (+ %d) plus "
                "%d (TMA stores), got %d",
@@ -126,8 +123,6 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
       const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
       constexpr BMode kMN = BMode::kMNMajor;
       if (pp) dispatch_a<Cfg<true, kMN>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (rb)
-        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN, false, true, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && w0 && tma_out)
         dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN, false, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && tma_out)
@@ -144,8 +139,6 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
       const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn);
       constexpr BMode kK = BMode::kKMajor;
       if (pp) dispatch_a<Cfg<true, kK>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (rb)
-        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK, false, true, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && w0 && tma_out)
         dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK, false, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
       else if (staged && tma_out)

@@ -34,8 +34,6 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant | kVariantRebuildDesc (GEMM 1: 4; dH: 8, 9 plus kVariantWait0): A/B of session 6 only.
-using Gemm1Staged192Rb = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -52,8 +50,6 @@ using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
 // | kVariantWait0: the same with each stage released after wgmma.wait_group 0.
 using DhEpiWarpsW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3, true>;
 using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true>;
-using DhEpiWarpsW0Rb = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3, true, true>;
-using DhEpiWarps2W0Rb = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true, true>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -114,10 +110,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
-    const bool rb = (v & kVariantRebuildDesc) != 0;
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore | kVariantRebuildDesc);
-    PK_REQUIRE(!rb || (v == 4 && !mc && !w0 && !tma_out), "GEMM 1 has a descriptor-rebuild form of 4 only (variant %d)",
-               variant);
+    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
     PK_REQUIRE(v == 1 || v == 2 || v == 4,
                "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
@@ -143,8 +136,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
       launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
-    else if (v == 4 && rb)
-      launch_grouped_gemm<Gemm1Staged192Rb, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && tma_out)
       launch_grouped_gemm<Gemm1Staged192, AMode::kGatherPair, EpiSwiGLUFwdStaged<192, true>>(
           tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));
@@ -172,10 +163,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
-    const bool rb = (v & kVariantRebuildDesc) != 0;
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantRebuildDesc);
-    PK_REQUIRE(!rb || ((v == 8 || v == 9) && w0), "dH has a descriptor-rebuild form of 8 and 9 plus %d only (variant %d)",
-               kVariantWait0, variant);
+    v &= ~(kVariantCluster | kVariantWait0);
     PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9) && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)),
                "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters) or 4, 5, 8, 9 plus %d (wait_group 0), got %d",
                kVariantCluster, kVariantWait0, variant);
@@ -200,10 +188,6 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
-    else if (v == 8 && w0 && rb)
-      launch_grouped_gemm<DhEpiWarpsW0Rb, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (v == 9 && w0 && rb)
-      launch_grouped_gemm<DhEpiWarps2W0Rb, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 8 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 9 && w0)

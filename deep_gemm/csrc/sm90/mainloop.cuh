@@ -77,12 +77,8 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// RebuildDesc_ (A/B only, session 6): rebuild the wgmma descriptors from the stage's shared-memory
-// tensors every k-block, as every config did before; the default builds them for stage 0 once and
-// adds the stage's byte offset.
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool RebuildDesc_ = false>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -93,7 +89,6 @@ struct GemmConfig {
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
   static constexpr bool kCluster = Cluster_;
   static constexpr bool kWait0 = Wait0_;
-  static constexpr bool kRebuildDesc = RebuildDesc_;
   static_assert(!(Wait0_ && PingPong_), "wait_group 0 release is written for the cooperative layout");
   static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
   static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
@@ -329,39 +324,24 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     }
     return;
   }
-  // wgmma descriptors of stage 0; stage s adds its byte offset / 16 to the start-address field
-  // (the descriptor iterator's +; shared addresses < 256 KiB never carry out of it), so the k-block
-  // loop does not rebuild them (the weight gradients' loop ran 7-13 % faster for it, session 6).
-  auto tile_ptr = [&](uint8_t* base) { return reinterpret_cast<typename Cfg::T*>(base); };
-  Tensor tCrA0 = thr.make_fragment_A(thr.partition_A(make_tensor(
-      make_smem_ptr(tile_ptr(smem_a + (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2))), typename Cfg::SmemLayoutA{})));
-  Tensor tCrB0 = thr.make_fragment_B(
-      thr.partition_B(make_tensor(make_smem_ptr(tile_ptr(smem_b)), typename Cfg::SmemLayoutB{})));
   uint32_t prev = 0;
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
+    auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
+    auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
+    Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
+    Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
+    Tensor tCrB = thr.make_fragment_B(thr.partition_B(sB));
     warpgroup_fence_operand(accum);
     warpgroup_arrive();
-    if constexpr (Cfg::kRebuildDesc) {
-      auto* a_ptr = tile_ptr(smem_a + s * Cfg::kABytes + (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
-      Tensor tCrA = thr.make_fragment_A(thr.partition_A(make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{})));
-      Tensor tCrB = thr.make_fragment_B(
-          thr.partition_B(make_tensor(make_smem_ptr(tile_ptr(smem_b + s * Cfg::kBBytes)), typename Cfg::SmemLayoutB{})));
 #pragma unroll
-      for (int k = 0; k < kBK / 16; ++k) {
-        mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-        cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
-      }
-    } else {
-      Tensor tCrA = make_tensor(tCrA0.data() + s * (Cfg::kABytes / 16), tCrA0.layout());
-      Tensor tCrB = make_tensor(tCrB0.data() + s * (Cfg::kBBytes / 16), tCrB0.layout());
-#pragma unroll
-      for (int k = 0; k < kBK / 16; ++k) {
-        mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-        cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
-      }
+    for (int k = 0; k < kBK / 16; ++k) {
+      mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+      cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
     }
     warpgroup_commit_batch();
     if constexpr (Cfg::kWait0) {
