@@ -7,7 +7,7 @@ NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -
 timeout 120 "$NCU" --profile-from-start off --clock-control none --section SourceCounters --section WarpStateStats \
   --import-source no --export /tmp/kg_full --force-overwrite python3 benchmarks/profile_kgrouped.py --which dW1 > $OUT/ncu_kg.log 2>&1
 echo "ncu dW1 rc=$? t=$SECONDS"
-timeout 150 "$NCU" --profile-from-start off --clock-control none --kernel-name-base demangled --kernel-name regex:'GemmConfig<192' \
+timeout 150 "$NCU" --profile-from-start off --clock-control none --kernel-name-base demangled --kernel-name regex:'GemmConfig<\(int\)192' \
   --launch-count 1 --section SourceCounters --section WarpStateStats --import-source no --export /tmp/g1 --force-overwrite \
   python3 benchmarks/profile_moe.py --shape 30b > $OUT/ncu_g1.log 2>&1
 echo "ncu GEMM 1 rc=$? t=$SECONDS"
