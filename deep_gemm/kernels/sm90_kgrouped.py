@@ -30,7 +30,6 @@ VARIANTS = {
     "split_wait1": 17,   # staged_tma through a 16 KiB buffer a warpgroup in column passes: 4 stages, wait_group 1
     "split_wait0": 18,   # split_wait1 with wait_group 0
     "split_bk128": 19,   # split staging with 128-row chunks: 2 stages, wait_group 0: DEFAULT (accumulate, B identity)
-    "staged_tma_wide": 23,  # staged_tma with the gather's earlier 64-bit row arithmetic (A/B only)
 }
 
 

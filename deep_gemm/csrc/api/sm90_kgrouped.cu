@@ -35,7 +35,8 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      same bytes in flight as 17; half the per-chunk handshakes and drains of 18).
 // (22, session 6: 16 rebuilding its wgmma descriptors every chunk, as every pipeline did before; the
 // A/B of the loop with precomputed descriptors, 7-13 % slower, results/session6/run6; removed.)
-//  23  16 with the gather's earlier 64-bit row arithmetic (A/B of session 6 only).
+// (23, session 6: 16 with the gather's earlier 64-bit row arithmetic, the A/B of the 32-bit form: 1-5 %
+// slower, results/session6/run11; removed.)
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -62,7 +63,7 @@ constexpr int kDefaultVariantAccumulate = 16;
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
-inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 17 || v == 18 || v == 19 || v == 23; }
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 17 || v == 18 || v == 19; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -130,12 +131,11 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 // fp32 ones too with F32) with `PEND` wgmma chunks in flight: 3 stages next to the staging tile at
 // 128 x 256, 4 at 128 x 128. The staging tile holds 64 rows per consumer warpgroup, so 256 x 128
 // tiles take the unstaged lean pipeline instead.
-template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
-          bool WIDE = false>
+template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? 2 : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, WIDE>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT>>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
@@ -163,9 +163,6 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
       break;
     case 19:
       launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, map, max_ctas, stream);
-      break;
-    case 23:
-      launch_staged<BM, BN, MC, 0, true, true, false, 64, true>(p, map, max_ctas, stream);
       break;
     default:  // 8
       launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
@@ -227,7 +224,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16..19 or 23, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13 or 16..19, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

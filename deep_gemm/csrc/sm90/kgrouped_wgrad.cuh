@@ -65,7 +65,7 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, bool WIDE_GATHER_ = false>
+          bool SPLIT_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
@@ -74,7 +74,6 @@ struct Pipe {
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
-  static constexpr bool WIDE_GATHER = WIDE_GATHER_;  // A/B only: gather_chunk's earlier 64-bit row arithmetic
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -269,22 +268,18 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
 // already offset to the piece) of each of its rows rbase + 16 j, in every one of the kSpans 64-column
 // spans, into `stage` (its swizzled offset included). Rows at or past e0, or with an index outside
 // [0, num_rows), are zero-filled.
-// kWide (A/B only, session 6): the earlier 64-bit row arithmetic. The default computes each row's
-// address with one 32 x 32 -> 64-bit multiply-add (num_rows < 2^31 and the row pitch < 2^32 bytes are
-// checked on the host): ~6 instead of ~12 SASS instructions a row, in the producer that bounds the
-// kernel (ncu, session 6 run 10).
-template <int kSpans, int kBlockBytes, int kRows, bool kWide = false>
+// Each row's address is one 32 x 32 -> 64-bit multiply-add (num_rows < 2^31 and the row pitch < 2^32
+// bytes are checked on the host): ~6 instead of ~12 SASS instructions a row with 64-bit signed
+// arithmetic, in the producer that bounds the kernel (ncu, session 6 run 10; −1..−5 %, run 11).
+template <int kSpans, int kBlockBytes, int kRows>
 __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRows],
                                              int64_t ld, int64_t num_rows, unsigned rbase, unsigned e0) {
   const uint32_t pitch = static_cast<uint32_t>(ld) * 2u;  // bytes
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
-    const bool v = kWide ? rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<uint64_t>(num_rows)
-                         : rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<unsigned>(num_rows);
-    const __nv_bfloat16* g =
-        kWide ? col + (v ? static_cast<int64_t>(idx[j]) * ld : 0)
-              : reinterpret_cast<const __nv_bfloat16*>(reinterpret_cast<const char*>(col) +
-                                                       static_cast<uint64_t>(v ? static_cast<unsigned>(idx[j]) : 0u) * pitch);
+    const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<unsigned>(num_rows);
+    const __nv_bfloat16* g = reinterpret_cast<const __nv_bfloat16*>(
+        reinterpret_cast<const char*>(col) + static_cast<uint64_t>(v ? static_cast<unsigned>(idx[j]) : 0u) * pitch);
 #pragma unroll
     for (int q = 0; q < kSpans; ++q) cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
   }
@@ -452,10 +447,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
       const unsigned e0 = static_cast<unsigned>(cur.end);
       if (!a_tma && !no_loads)
-        gather_chunk<BM / 64, kBlockBytes, kRowsPerThread, P::WIDE_GATHER>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
+        gather_chunk<BM / 64, kBlockBytes>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
                                            rbase, e0);
       if (!b_tma && !no_loads)
-        gather_chunk<BN / 64, kBlockBytes, kRowsPerThread, P::WIDE_GATHER>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
+        gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
                                            rbase, e0);
       cp_async_arrive_noinc(full_bar(s));
       if (++s == kStages) {
