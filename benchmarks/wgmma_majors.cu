@@ -6,8 +6,8 @@
 // operands MN-major (the reduction runs over token rows); its MMA-only form ran at ~1450 cycles per
 // 64-row chunk against the 1024 the MMAs need. Is wgmma itself slower with transposed operands?
 //
-// Build (dev machine): nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a \
-//     -I<nvidia-cutlass>/include -o wgmma_majors benchmarks/wgmma_majors.cu
+// Build (dev machine): nvcc -std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a \
+//     -I<nvidia-cutlass>/include -Ideep_gemm/csrc -o wgmma_majors benchmarks/wgmma_majors.cu
 // Run (H200): ./wgmma_majors   -> one table: TFLOP/s and SM cycles per 4-wgmma step of a warpgroup.
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +18,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cute/arch/mma_sm90_gmma.hpp>
+#include "sm90/kgrouped_wgrad.cuh"  // descriptor and mbarrier helpers of the weight-gradient kernel
 
 #define CHECK(x)                                                                            \
   do {                                                                                      \
@@ -29,12 +30,11 @@
   } while (0)
 
 using cute::SM90::GMMA::Major;
-
-// Shared-memory descriptor, 128-byte swizzle: start address, leading / stride byte offsets.
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16) |
-         (static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
-}
+using pk::sm90::kgrouped::mbar_arrive;
+using pk::sm90::kgrouped::mbar_init;
+using pk::sm90::kgrouped::mbar_wait;
+// Shared-memory descriptor, 128-byte swizzle (start address, leading / stride byte offsets), any major.
+constexpr auto desc_sw128 = pk::sm90::kgrouped::make_desc_mn_sw128;
 
 // Operand of kRows (M or N) x 64 (K) elements for one 4-step k-block. K-major: rows of 128 bytes
 // (64 k), 8-row groups 1024 bytes apart, k16 step = +32 bytes. MN-major: 64-wide MN blocks of
@@ -47,17 +47,6 @@ __device__ __forceinline__ uint64_t operand_desc(uint32_t base, int kk) {
 template <Major MA, Major MB, int... I>
 __device__ __forceinline__ void mma(uint64_t da, uint64_t db, float* acc, std::integer_sequence<int, I...>) {
   cute::SM90::GMMA::MMA_64x256x16_F32BF16BF16_SS<MA, MB>::fma(da, db, acc[I]..., cute::SM90::GMMA::ScaleOut::One);
-}
-
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
 // kFence: the consumers' fence.proxy.async after each full-barrier wait (the weight-gradient kernel's
@@ -78,8 +67,8 @@ __global__ void __launch_bounds__(384, 1) wgmma_loop(int iters, float* sink, lon
   const uint32_t bars = base + 48 * 1024;  // full[0..2], empty[0..2]
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bars + 8 * s), "r"(1) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bars + 8 * (kStages + s)), "r"(2) : "memory");
+      mbar_init(bars + 8 * s, 1);
+      mbar_init(bars + 8 * (kStages + s), 2);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }

@@ -107,8 +107,9 @@ def run_case(T, E, K, H, I, kind, clamp, gen, idx_dtype=torch.int64):
 # epilogue warps read it from shared memory). That rounding changes each product by at most 2^-8
 # relatively (bf16's unit roundoff), which the sum amplifies without bound when it nearly cancels:
 # for a vector of only a few values (T = 1: K of them), rel L2 <= 1e-2 is then a coin with ~0.1 % odds
-# of failing an exact bf16-staged computation (simulated in float64 over 3000 draws, T = 1, K = 4, I = 256: median 1.7e-3,
-# max 1.6e-2). So such short vectors are checked against the rounding's own bound per element instead.
+# of failing an exact bf16-staged computation (simulated in float64 over 3000 draws, T = 1, K = 4,
+# I = 256: median 1.7e-3, max 1.6e-2). So such short vectors are checked against the rounding's own
+# bound per element instead.
 DTW_MIN_VALUES = 32
 
 

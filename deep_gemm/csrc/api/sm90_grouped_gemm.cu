@@ -74,6 +74,26 @@ void dispatch_a_tma_only(const CUtensorMap& tb, const MainloopParams& mp, const 
     dispatch_a<C>(tb, mp, g, ep, max_rows, a_tma, s);
   }
 }
+
+// The config a variant's flags select, for one B major (ping-pong, staged, 2-CTA cluster, wait_group 0,
+// TMA store; the wait_group 0 and TMA-store forms exist for contiguous A by TMA only).
+template <BMode BM>
+void dispatch_variant(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
+                      int64_t max_rows, bool a_tma, bool pp, bool staged, bool mc, bool w0, bool tma_out,
+                      cudaStream_t s) {
+  if (pp) dispatch_a<Cfg<true, BM>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (staged && w0 && tma_out)
+    dispatch_a_tma_only<CfgStaged<BM>, CfgStaged<BM, false, true>, true>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (staged && tma_out)
+    dispatch_a_tma_only<CfgStaged<BM>, CfgStaged<BM>, true>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (staged && w0)
+    dispatch_a_tma_only<CfgStaged<BM>, CfgStaged<BM, false, true>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (w0) dispatch_a_tma_only<Cfg<false, BM>, Cfg<false, BM, false, true>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (staged && mc) dispatch_a<CfgStaged<BM, true>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (staged) dispatch_a<CfgStaged<BM>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (mc) dispatch_a<Cfg<false, BM, true>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else dispatch_a<Cfg<false, BM>>(tb, mp, g, ep, max_rows, a_tma, s);
+}
 }  // namespace
 
 // group_mode 0: sizes = offsets [G+1]; 1: sizes = masked_m [G] with max_m rows per group;
@@ -120,36 +140,12 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     auto s = static_cast<cudaStream_t>(stream);
     if (b_mn_major) {
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
-      const CUtensorMap tb = make_tmap_bf16_3d(b, n, k, num_groups, 64, 64);
-      constexpr BMode kMN = BMode::kMNMajor;
-      if (pp) dispatch_a<Cfg<true, kMN>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && w0 && tma_out)
-        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN, false, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && tma_out)
-        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && w0)
-        dispatch_a_tma_only<CfgStaged<kMN>, CfgStaged<kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (w0) dispatch_a_tma_only<Cfg<false, kMN>, Cfg<false, kMN, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && mc) dispatch_a<CfgStaged<BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged) dispatch_a<CfgStaged<BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (mc) dispatch_a<Cfg<false, BMode::kMNMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else dispatch_a<Cfg<false, BMode::kMNMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      dispatch_variant<BMode::kMNMajor>(make_tmap_bf16_3d(b, n, k, num_groups, 64, 64), mp, g, ep, max_rows,
+                                        a_tma != 0, pp, staged, mc, w0, tma_out, s);
     } else {
       // with a cluster each CTA loads half of the B rows: a box of bn / 2
-      const CUtensorMap tb = make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn);
-      constexpr BMode kK = BMode::kKMajor;
-      if (pp) dispatch_a<Cfg<true, kK>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && w0 && tma_out)
-        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK, false, true>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && tma_out)
-        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK>, true>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && w0)
-        dispatch_a_tma_only<CfgStaged<kK>, CfgStaged<kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (w0) dispatch_a_tma_only<Cfg<false, kK>, Cfg<false, kK, false, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged && mc) dispatch_a<CfgStaged<BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (staged) dispatch_a<CfgStaged<BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else if (mc) dispatch_a<Cfg<false, BMode::kKMajor, true>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
-      else dispatch_a<Cfg<false, BMode::kKMajor>>(tb, mp, g, ep, max_rows, a_tma != 0, s);
+      dispatch_variant<BMode::kKMajor>(make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn), mp, g, ep,
+                                       max_rows, a_tma != 0, pp, staged, mc, w0, tma_out, s);
     }
   });
 }

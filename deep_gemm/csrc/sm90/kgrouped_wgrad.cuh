@@ -58,8 +58,7 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          fp32 tiles too (two column halves of 32-float boxes, TMA reduce-add to accumulate).
 //   SPLIT  (with TMA_STORE) a 16 KiB staging buffer per consumer warpgroup instead of a whole tile's
 //          rows: tiles leave in column passes (bf16 128 columns, fp32 64), each pass after the
-//          previous one's TMA reads. The 32 KiB saved hold a fourth 48 KiB stage at 128 x 256, so
-//          PEND 1 (no tensor-pipe drain per chunk) keeps two chunks of producer lookahead.
+//          previous one's TMA reads. The 32 KiB saved make room for two 96 KiB stages of 128-row chunks.
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
