@@ -75,7 +75,8 @@ def variants(shape, T, E, K):
                 "pre-gathered copies, torch _grouped_mm": lambda: torch._grouped_mm(a.t(), b, offs=ends),
                 "ours loads only": wgrad(torch.bfloat16, which, debug=3),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
-                "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65)}
+                "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
+                "ours MMAs only bk32_wait1 (24)": wgrad(torch.bfloat16, which, 24, 65)}
 
     def a_load(mode, fn):
         def run():
