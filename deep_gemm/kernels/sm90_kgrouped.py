@@ -29,8 +29,6 @@ VARIANTS = {
     "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (bf16 out, accumulate)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
                          # 2 stages: DEFAULT (accumulate, B identity)
-    "bk32_wait1": 24,    # staged_tma with 32-row chunks in 6 stages and wait_group 1 (a chunk's wgmma in flight
-                         # while the next one is issued)
 }
 
 

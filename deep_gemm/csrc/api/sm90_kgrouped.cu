@@ -37,10 +37,6 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 // A/B of the loop with precomputed descriptors, 7-13 % slower, results/session6/run6; removed.)
 // (23, session 6: 16 with the gather's earlier 64-bit row arithmetic, the A/B of the 32-bit form: 1-5 %
 // slower, results/session6/run11; removed.)
-//  24  16 with 32-row chunks in 6 stages (8 at 128 x 128) and wait_group 1: the consumers issue chunk
-//      i + 1 while chunk i's wgmma run, so their loop and barrier waits no longer idle the tensor
-//      cores between chunks (16 drains them every chunk: 3 stages of 64 rows leave no room for a
-//      chunk in flight next to the staging tile); the producer keeps 4 chunks (128 rows) ahead.
 // Default: 8 (H200, 2026-11-30, 30B shapes: dW2 0.863 ms vs 1.189 for v5, dW1 1.720 vs 2.292; the
 // fastest of the nine and exact on every test case; results/kgrouped_variants.md).
 constexpr int kDefaultVariant = 8;
@@ -67,9 +63,7 @@ constexpr int kDefaultVariantAccumulate = 16;
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
-inline bool known_variant(int v) {
-  return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 24;
-}
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -78,23 +72,19 @@ int num_sms_of_current_device() {
   return sms;
 }
 
-// Tensor map over a row-major bf16 [rows, cols] matrix, box 64 columns x box_rows rows, 128-byte
+// Tensor map over a row-major bf16 [rows, cols] matrix, box 64 columns x 64 rows, 128-byte
 // swizzle (the layout the kernel's shared-memory ring uses); out-of-bounds rows read as zeros.
 // fp32: a float matrix in boxes of 32 columns (128 bytes) x 64 rows (the fp32 TMA-store staging).
-CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = false, int box_rows = 64) {
+CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = false) {
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * (fp32 ? 4 : 2)};
-  const cuuint32_t box[2] = {fp32 ? 32u : 64u, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t box[2] = {fp32 ? 32u : 64u, 64};
   return pk::encode_tensor_map(fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base,
                                dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 template <int BM, int BN, bool MC, class P>
-void launch(Params p, int max_ctas, cudaStream_t stream) {
-  // The identity operand's loads (p.tma_side): boxes of P::kBoxRows rows, the pipeline's chunk.
-  CUtensorMap map{};
-  if (p.tma_side == 2) map = make_tma_map(p.b, p.b_num_rows, p.N, false, P::kBoxRows);
-  if (p.tma_side == 1) map = make_tma_map(p.a, p.a_num_rows, p.M, false, P::kBoxRows);
+void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   // TMA-store pipelines: out (bf16) as [G * M, N] in 64 x 64 boxes, the staging layout's swizzle.
   CUtensorMap out_map{};
   if constexpr (P::TMA_STORE) {
@@ -142,37 +132,34 @@ void launch(Params p, int max_ctas, cudaStream_t stream) {
 // 128 x 256, 4 at 128 x 128. The staging tile holds 64 rows per consumer warpgroup, so 256 x 128
 // tiles take the unstaged lean pipeline instead.
 template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64>
-void launch_staged(Params p, int max_ctas, cudaStream_t stream) {
-  constexpr int kStages = BK == 128 ? 2 : BK == 32 ? (BN == 256 ? 6 : 8) : BN == 256 && !SPLIT ? 3 : 4;
+void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  constexpr int kStages = BK == 128 ? 2 : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT>>(p, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT>>(p, map, max_ctas, stream);
   else
-    launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
 
 template <int BM, int BN, bool MC>
-void launch_variant(int variant, Params p, int max_ctas, cudaStream_t stream) {
+void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   switch (variant) {
     case 10:
-      launch_staged<BM, BN, MC, 1, false>(p, max_ctas, stream);
+      launch_staged<BM, BN, MC, 1, false>(p, map, max_ctas, stream);
       break;
     case 12:
-      launch_staged<BM, BN, MC, 1, true>(p, max_ctas, stream);
+      launch_staged<BM, BN, MC, 1, true>(p, map, max_ctas, stream);
       break;
     case 13:
-      launch_staged<BM, BN, MC, 0, true>(p, max_ctas, stream);
+      launch_staged<BM, BN, MC, 0, true>(p, map, max_ctas, stream);
       break;
     case 16:
-      launch_staged<BM, BN, MC, 0, true, true>(p, max_ctas, stream);
+      launch_staged<BM, BN, MC, 0, true, true>(p, map, max_ctas, stream);
       break;
     case 19:
-      launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, max_ctas, stream);
-      break;
-    case 24:
-      launch_staged<BM, BN, MC, 1, true, true, false, 32>(p, max_ctas, stream);
+      launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, map, max_ctas, stream);
       break;
     default:  // 8
-      launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, max_ctas, stream);
+      launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
   }
 }
 
@@ -190,7 +177,7 @@ void launch_variant(int variant, Params p, int max_ctas, cudaStream_t stream) {
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 24 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16 or 19 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -231,7 +218,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 24, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16 or 19, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate
@@ -241,30 +228,36 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
 
     // The identity-indexed operand (B when both are) comes by TMA on full chunks; that needs a
     // 16-byte aligned base. Otherwise everything goes through cp.async.
+    CUtensorMap map{};
     auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15) == 0; };
     p.tma_side = 0;
-    if (use_tma && b_rows == nullptr && b_num_rows > 0 && aligned(b)) p.tma_side = 2;
-    else if (use_tma && a_rows == nullptr && a_num_rows > 0 && aligned(a)) p.tma_side = 1;
+    if (use_tma && b_rows == nullptr && b_num_rows > 0 && aligned(b)) {
+      p.tma_side = 2;
+      map = make_tma_map(b, b_num_rows, N);
+    } else if (use_tma && a_rows == nullptr && a_num_rows > 0 && aligned(a)) {
+      p.tma_side = 1;
+      map = make_tma_map(a, a_num_rows, M);
+    }
     const bool allow_mc = !(debug & 4);  // debug bit 2: same tiles without the cluster
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
       const int v_mc = variant == 0 && accumulate ? kDefaultVariantAccumulateSharedB : v;
-      if (allow_mc) launch_variant<128, 256, true>(v_mc, p, max_ctas, s);
-      else launch_variant<128, 256, false>(v, p, max_ctas, s);
+      if (allow_mc) launch_variant<128, 256, true>(v_mc, p, map, max_ctas, s);
+      else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
       // Opt-in (debug bit 9): A (identity, by TMA) shared by two CTAs on neighbouring 256-wide
       // n-tiles (128 x 256 tiles, each CTA loads one of the two 64-column boxes of A and multicasts).
-      launch_variant<128, 256, true>(v, p, max_ctas, s);
+      launch_variant<128, 256, true>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 256) && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
       // Opt-in (debug bit 8): A (identity) shared by two CTAs on neighbouring n-tiles, 256 x 128
       // tiles so that the shared operand is the larger one. Measured 2-7% slower than plain
       // 128 x 256 tiles with A by TMA at the dW1 shapes (notes/sm90_kgrouped.md), so not default.
-      if (allow_mc) launch_variant<256, 128, true>(v, p, max_ctas, s);
-      else launch_variant<256, 128, false>(v, p, max_ctas, s);
+      if (allow_mc) launch_variant<256, 128, true>(v, p, map, max_ctas, s);
+      else launch_variant<256, 128, false>(v, p, map, max_ctas, s);
     } else if (block_n == 256 || (block_n == 0 && N % 256 == 0)) {
-      launch_variant<128, 256, false>(v, p, max_ctas, s);
+      launch_variant<128, 256, false>(v, p, map, max_ctas, s);
     } else {
-      launch_variant<128, 128, false>(v, p, max_ctas, s);
+      launch_variant<128, 128, false>(v, p, map, max_ctas, s);
     }
   });
 }

@@ -37,7 +37,7 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 
 // Pipeline shape (the `variant` of the entry point picks one; notes/sm90_kgrouped.md has the
 // measurements behind each choice and the forms that were tried and removed):
-//   BK     reduction rows per stage (chunk): 32, 64 or 128
+//   BK     reduction rows per stage (chunk): 64 or 128
 //   STAGES shared-memory ring depth
 //   PEND   chunks whose wgmma stay in flight after a consumer's issue (0 or 1): the consumer
 //          waits `wgmma.wait_group PEND` and then releases the stage of chunk i - PEND (PEND 0:
@@ -66,14 +66,12 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
           bool SPLIT_ = false>
 struct Pipe {
-  static_assert(BK_ == 32 || BK_ == 64 || BK_ == 128, "chunk rows");
+  static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static_assert(!TMA_STORE_ || STAGED_, "the TMA store goes through the staging buffer");
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
-  // Rows of one TMA box of an identity operand (the tensor map's box height: 64, or 32 for BK = 32).
-  static constexpr int kBoxRows = BK_ < 64 ? BK_ : 64;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
 };
 using PipeLean = Pipe<64, 4, 1>;
@@ -295,7 +293,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   using Cfg = Config<BM, BN, P>;
   constexpr int BK = P::BK;
   constexpr int kStages = P::STAGES;
-  constexpr int kBoxRows = P::kBoxRows;
   constexpr int kBlockBytes = Cfg::kBlockBytes;
   constexpr int kRowsPerThread = BK / 16;  // producer: rows row_in + 16 j of each chunk
   extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -378,19 +375,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           if constexpr (MC) {
             // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
             // same n0): rank r loads half of the 64-column boxes, each multicast to both.
-            // (A box of kBoxRows x 64 fills kBoxRows rows of a block; BK = 128 takes two per block.)
+            // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
             const int half = cols / 128;  // 64-column blocks per CTA
             for (int q = rank * half; q < (rank + 1) * half; ++q)
 #pragma unroll
-              for (int h = 0; h < BK / kBoxRows; ++h)
-                tma_load_2d_mc(dst0 + q * kBlockBytes + h * kBoxRows * kSpanBytes, &tma_map, col0 + q * 64,
-                               static_cast<int>(row0) + kBoxRows * h, full_bar(s), static_cast<uint16_t>(3));
+              for (int h = 0; h < BK / 64; ++h)
+                tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                               static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
           } else {
             for (int q = 0; q < cols / 64; ++q)
 #pragma unroll
-              for (int h = 0; h < BK / kBoxRows; ++h)
-                tma_load_2d(dst0 + q * kBlockBytes + h * kBoxRows * kSpanBytes, &tma_map, col0 + q * 64,
-                            static_cast<int>(row0) + kBoxRows * h, full_bar(s));
+              for (int h = 0; h < BK / 64; ++h)
+                tma_load_2d(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
+                            static_cast<int>(row0) + 64 * h, full_bar(s));
           }
         } else {
           mbar_arrive(full_bar(s));
@@ -497,7 +494,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Experiment: offset odd CTAs (clusters) by about half a tile so that the epilogues of
       // neighbouring CTAs, whose tiles have the same length, stop coinciding.
       const TileInfo first = tile_info<BM, BN, MC, BK>(p, unit0, rank);
-      for (int c = 0; c < num_chunks<BK>(first) * BK / 64; c += 4) __nanosleep(1000);
+      for (int c = 0; c < num_chunks<BK>(first) * (BK / 64); c += 4) __nanosleep(1000);
     }
     for (int unit = unit0; unit < p.num_units; unit += unit_step) {
       const TileInfo ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
