@@ -138,16 +138,17 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # the producer warpgroup); "dh_warps2" = the same with two gathering and two epilogue warps (the default at
 # H >= 3072); "wait0" / "dh_warps2_wait0" = every m-grouped kernel's consumers releasing each stage after
 # wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
-# (staged bf16 epilogue with wait_group 1; the default for bf16 is 13); "dh_prefetch_l1" /
+# (staged bf16 epilogue with wait_group 1; the default for bf16 is 19, 128-row chunks); "dh_prefetch_l1" /
 # "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults);
 # "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "wgrad_tma" = k-grouped variant 16
 # (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
 # per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA (the
 # default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
-# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64);
+# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default at H < 3072);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
-# staged 128 x (96 + 96) where I % 96 == 0).
+# staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
+# (variant 4, the default at H >= 3072).
 VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
@@ -155,6 +156,7 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "dh_prefetch_l1": {"DH": "40"}, "dh_warps2_prefetch_l1": {"DH": "41", "DX": "35"},
             "dh_no_prefetch": {"DH": "36"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
             "staged_tma": {"GEMM2": "67", "DX": "99"}, "gemm1_tma": {"GEMM1": "68"},
+            "gemm1_staged_plain": {"GEMM1": "4"},
             "staged_no_tma": {"GEMM2": "3", "DX": "35"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
@@ -244,7 +246,8 @@ def test_moe_cuda_graph(rng, variant):
 
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
-                                  "wgrad_wait0", "staged_tma", "gemm1_tma", "staged_no_tma", "cluster"])
+                                  "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
+                                  "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -259,7 +262,7 @@ def test_moe_few_ctas(rng, monkeypatch, name):
 @pytest.mark.parametrize("base,other", [("default", "staged"), ("default", "gemm1_coop"), ("dh256", "cluster"),
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
-                                        ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_tma"),
+                                        ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
                                         ("default", "staged_no_tma")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the

@@ -26,9 +26,9 @@ VARIANTS = {
     "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead)
-    "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (bf16 out, accumulate)
+    "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
-                         # 2 stages: DEFAULT (accumulate, B identity)
+                         # 2 stages: DEFAULT (bf16 out; accumulate, B identity)
 }
 
 

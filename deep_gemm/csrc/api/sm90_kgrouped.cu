@@ -49,7 +49,12 @@ constexpr int kDefaultVariant = 8;
 // accumulate even (results/session3/run10_interleaved_wait0.log).
 // Session 5: 16, 13 with the tile stored by TMA (interleaved, 7 rounds, results/session5/run7: 30B dW2
 // 0.813 vs 0.887 ms, dW1 1.612 vs 1.748; 235B dW2 3.27 vs 3.44, dW1 6.34 vs 6.99).
-constexpr int kDefaultVariantBf16 = 16;
+// Session 7: 19 (128-row chunks: half the per-chunk handshakes, whose fixed cost run 1 measured) for bf16
+// outs too. Interleaved with each round's order rotated, 7 rounds (results/session7/run2/interleaved.log),
+// 19 vs 16: 30B dW2 0.855 vs 0.894 ms, dW1 1.612 vs 1.690; 235B dW2 3.190 vs 3.285-3.465, dW1 6.374 vs
+// 6.446-6.606 (16 twice in each round: as the default and by its id). Session 6's fixed-order run 1 had
+// 19 1-4 % behind 16, before the chunk-loop and gather changes that followed it.
+constexpr int kDefaultVariantBf16 = 19;
 // fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
 // interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on

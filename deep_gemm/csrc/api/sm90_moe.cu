@@ -59,7 +59,13 @@ using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // vs 1.20-1.26 cooperative 128x256, 1.31-1.38 cooperative 128x128).
 // GEMM 1: staged 128 x 192 with 4 stages where I % 96 == 0 (interleaved, 15 rounds: 30B 1.64 vs 1.70
 // ms cooperative, 235B 6.21 vs 6.26), else cooperative 128 x 256 (the 3-stage staged 128 x 256 loses).
-inline int default_gemm1(int inter) { return inter % 96 == 0 ? 4 : 1; }
+// Session 7: at H < 3072 with z's full tiles stored by TMA (4 + 64): 30B 1.455 vs 1.497 ms in the rotated-order
+// run 2 (results/session7/run2/interleaved.log), 1.536 vs 1.581 in session 5's run 9; at 235B it lost both
+// times (6.02 vs 5.40, 5.90 vs 5.52), so H >= 3072 keeps 4.
+inline int default_gemm1(int hidden, int inter) {
+  if (inter % 96 != 0) return 1;
+  return hidden < 3072 ? 4 | kVariantTmaStore : 4;
+}
 // dH (session 4, interleaved, 7 rounds, results/session4/run4): 128 x 256 with the SwiGLU backward in
 // epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
 // warps are the limit there), at H = 4096 two (3.59 vs 3.71 with three, 3.90 cooperative 128 x 256).
@@ -106,7 +112,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
-    int v = variant == 0 ? default_gemm1(inter) : variant;
+    int v = variant == 0 ? default_gemm1(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
