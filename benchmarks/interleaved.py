@@ -75,7 +75,11 @@ def variants(shape, T, E, K):
                 "pre-gathered copies, torch _grouped_mm": lambda: torch._grouped_mm(a.t(), b, offs=ends),
                 "ours loads only": wgrad(torch.bfloat16, which, debug=3),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
-                "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65)}
+                "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
+                "ours MMAs only staged_tma (16)": wgrad(torch.bfloat16, which, 16, 65),
+                # debug bit 5 drops the consumers' proxy fence (racy with real loads: timing only)
+                "ours MMAs only, no proxy fence": wgrad(torch.bfloat16, which, debug=97),
+                "ours without the proxy fence": wgrad(torch.bfloat16, which, debug=32)}
 
     def a_load(mode, fn):
         def run():

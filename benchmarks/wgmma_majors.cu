@@ -53,21 +53,31 @@ __device__ __forceinline__ void mma(uint64_t da, uint64_t db, float* acc, std::i
 // cp.async -> wgmma hand-over). kRing: a 3-stage full / empty mbarrier ring driven by one producer
 // thread (no data moves): the consumers wait on full[s] before each step and release empty[s] after
 // it (after wait_group 0, or the previous stage after wait_group 1), as the library's kernels do.
-template <bool kAMN, bool kBMN, bool kWait0, bool kFence = false, bool kRing = false>
+// Session 7 (what the weight-gradient kernel's MMA-only form has and this loop had not; it runs at
+// ~1300-1600 cycles a chunk against this loop's 1066):
+//   kArrive128  the whole producer warpgroup fills each stage, every thread arriving through
+//               cp.async.mbarrier.arrive.noinc (full count 129), as the gathering producers do;
+//   kRotate     each stage has its own operands (3 x 48 KiB), so consecutive steps read other addresses;
+//   kTile16     every 16 steps a new "tile": wait_group 0, zero the accumulators (as the kernel's tile
+//               loop does).
+template <bool kAMN, bool kBMN, bool kWait0, bool kFence = false, bool kRing = false, bool kArrive128 = false,
+          bool kRotate = false, bool kTile16 = false>
 __global__ void __launch_bounds__(384, 1) wgmma_loop(int iters, float* sink, long long* cycles) {
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const uint32_t base = (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023u) & ~1023u;
   uint8_t* smem = smem_raw + (base - static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)));
   // Random-looking bf16 in [-1, 1): zeros would draw less power and clock higher than real data.
-  for (int i = threadIdx.x; i < 48 * 1024 / 2; i += blockDim.x) {
+  constexpr int kStageBytes = 48 * 1024;
+  constexpr int kDataBytes = (kRotate ? 3 : 1) * kStageBytes;
+  for (int i = threadIdx.x; i < kDataBytes / 2; i += blockDim.x) {
     const uint32_t h = (static_cast<uint32_t>(i) * 2654435761u) ^ (blockIdx.x * 40503u);
     reinterpret_cast<__nv_bfloat16*>(smem)[i] = __float2bfloat16(static_cast<float>((h >> 8) & 0xFFFF) / 32768.f - 1.f);
   }
   constexpr int kStages = 3;
-  const uint32_t bars = base + 48 * 1024;  // full[0..2], empty[0..2]
+  const uint32_t bars = base + kDataBytes;  // full[0..2], empty[0..2]
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(bars + 8 * s, 1);
+      mbar_init(bars + 8 * s, kArrive128 ? 129 : 1);
       mbar_init(bars + 8 * (kStages + s), 2);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -76,15 +86,16 @@ __global__ void __launch_bounds__(384, 1) wgmma_loop(int iters, float* sink, lon
   __syncthreads();
   const int wg = threadIdx.x / 128;
   if (wg == 0) {  // the producer warpgroup's place: with kRing one thread fills the (empty) stages
-    if (kRing && threadIdx.x == 0)
+    if (kRing && (kArrive128 || threadIdx.x == 0))
       for (int it = 0; it < iters; ++it) {
         mbar_wait(bars + 8 * (kStages + it % kStages), ((it / kStages) & 1) ^ 1);
-        mbar_arrive(bars + 8 * (it % kStages));
+        if (kArrive128) pk::sm90::kgrouped::cp_async_arrive_noinc(bars + 8 * (it % kStages));
+        if (threadIdx.x == 0) mbar_arrive(bars + 8 * (it % kStages));
       }
     return;
   }
-  const uint32_t a = base + (wg - 1) * 8192;  // each warpgroup its own 64 x 64 A block
-  const uint32_t b = base + 16384;             // 256 x 64 B, shared by both (4 MN blocks / 256 K rows)
+  const uint32_t a0 = base + (wg - 1) * 8192;  // each warpgroup its own 64 x 64 A block
+  const uint32_t b0 = base + 16384;             // 256 x 64 B, shared by both (4 MN blocks / 256 K rows)
   constexpr Major MA = kAMN ? Major::MN : Major::K;
   constexpr Major MB = kBMN ? Major::MN : Major::K;
   float acc[128];
@@ -94,6 +105,14 @@ __global__ void __launch_bounds__(384, 1) wgmma_loop(int iters, float* sink, lon
   const bool releaser = threadIdx.x % 128 == 0;
   for (int it = 0; it < iters; ++it) {
     const int s = it % kStages;
+    if (kTile16 && it % 16 == 0) {
+      cute::warpgroup_wait<0>();
+#pragma unroll
+      for (int i = 0; i < 128; ++i) cute::warpgroup_fence_operand(acc[i]);
+#pragma unroll
+      for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    }
+    const uint32_t a = a0 + (kRotate ? s * kStageBytes : 0), b = b0 + (kRotate ? s * kStageBytes : 0);
     if constexpr (kRing) mbar_wait(bars + 8 * s, (it / kStages) & 1);
     if constexpr (kFence) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #pragma unroll
@@ -122,10 +141,11 @@ __global__ void __launch_bounds__(384, 1) wgmma_loop(int iters, float* sink, lon
   if (threadIdx.x == 128 && blockIdx.x == 0) *cycles = t1 - t0;
 }
 
-template <bool kAMN, bool kBMN, bool kWait0, bool kFence = false, bool kRing = false>
+template <bool kAMN, bool kBMN, bool kWait0, bool kFence = false, bool kRing = false, bool kArrive128 = false,
+          bool kRotate = false, bool kTile16 = false>
 void run(const char* name, int sms, float* sink, long long* d_cycles) {
-  auto k = wgmma_loop<kAMN, kBMN, kWait0, kFence, kRing>;
-  const int smem = 48 * 1024 + 1024 + 64;
+  auto k = wgmma_loop<kAMN, kBMN, kWait0, kFence, kRing, kArrive128, kRotate, kTile16>;
+  const int smem = (kRotate ? 3 : 1) * 48 * 1024 + 1024 + 64;
   CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int iters = 20000;
   k<<<sms, 384, smem>>>(iters / 10, sink, d_cycles);  // warm-up
@@ -177,6 +197,13 @@ int main() {
   run<true, true, false, true, true>("MN, MN (wait 1) + fence + ring", sms, sink, cycles);
   run<false, true, true, true, true>("K, MN (wait 0) + fence + ring: dH", sms, sink, cycles);
   run<false, false, false, false, true>("K, K (wait 1) + ring", sms, sink, cycles);
+  // Session 7: the weight-gradient kernel's MMA-only form, one ingredient at a time (wait 0, fence, ring).
+  run<true, true, true, true, true, true>("MN, MN + fence + ring, 128 cp.async arrivals", sms, sink, cycles);
+  run<true, true, true, true, true, false, true>("MN, MN + fence + ring, stages rotate", sms, sink, cycles);
+  run<true, true, true, true, true, false, false, true>("MN, MN + fence + ring, 16-step tiles", sms, sink, cycles);
+  run<true, true, true, true, true, true, true, true>("MN, MN + fence + ring + all three", sms, sink, cycles);
+  run<true, true, false, true, true, true, true, true>("MN, MN (wait 1) + fence + ring + all three", sms, sink, cycles);
+  run<false, false, false, false, true, true, true, true>("K, K (wait 1) + ring + all three: GEMM 1", sms, sink, cycles);
   CHECK(cudaFree(sink));
   CHECK(cudaFree(cycles));
   return 0;
