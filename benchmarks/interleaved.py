@@ -81,6 +81,13 @@ def variants(shape, T, E, K):
                 "ours MMAs only, no proxy fence": wgrad(torch.bfloat16, which, debug=97),
                 "ours without the proxy fence": wgrad(torch.bfloat16, which, debug=32)}
 
+    def proxy_fence(on, fn):  # PK_SM90_PROXY_FENCE: the m-grouped consumers' fence after each full barrier
+        def run():
+            os.environ["PK_SM90_PROXY_FENCE"] = "1" if on else "0"
+            fn()
+            os.environ["PK_SM90_PROXY_FENCE"] = "1"
+        return run
+
     def a_load(mode, fn):
         def run():
             os.environ["PK_SM90_A_LOAD"] = mode
@@ -99,7 +106,11 @@ def variants(shape, T, E, K):
         return lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),
                                 ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I),
                                 ptr(zz), ptr(h), ctypes.c_float(0.0), ctypes.c_int(v), s)
-    return {"GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
+    defaults = {"GEMM 1": (gemm1(0), 2 * f), "GEMM 2": (a_load("tma", gemm2(0)), f), "dX": (a_load("tma", dx(0)), 2 * f),
+                "dH": (dh(0), f)}
+    return {**{f"{k} default{', no proxy fence' if not on else ''}": (proxy_fence(on, fn), fl)
+               for k, (fn, fl) in defaults.items() for on in (True, False)},
+            "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
             "GEMM 2, A by TMA": (a_load("tma", gemm2()), f), "GEMM 2, A by cp.async": (a_load("cp_async", gemm2()), f),
             "GEMM 2 ping-pong, A by TMA": (a_load("tma", gemm2(2)), f),
