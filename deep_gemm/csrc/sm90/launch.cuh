@@ -65,15 +65,8 @@ inline int64_t max_ctas_override() {
   return s != nullptr ? std::atoll(s) : 0;
 }
 
-// PK_SM90_PROXY_FENCE=0|1 (A/B timing, session 7): whether the consumers fence the proxies after each
-// full-barrier wait (1, the default: cp.async-gathered A is written by the generic proxy).
-inline int proxy_fence_override() {
-  const char* s = std::getenv("PK_SM90_PROXY_FENCE");
-  return s != nullptr ? std::atoi(s) != 0 : 1;
-}
-
 template <class Cfg, AMode AM, class Epi>
-void launch_grouped_gemm(const CUtensorMap& tmap_b, MainloopParams mp, const GroupInfo& g,
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
@@ -82,7 +75,6 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, MainloopParams mp, const Gro
   // units: m-tiles, or with a 2-CTA cluster pairs of m-tiles (one per cluster at a time)
   const int64_t units = max_m_tiles(g, max_rows, Cfg::kCluster ? 2 * kBM : kBM) * mp.n_blocks;
   if (units == 0 || max_rows == 0) return;
-  mp.proxy_fence = proxy_fence_override();
   auto kernel = grouped_gemm_kernel<Cfg, AM, Epi>;
   // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));

@@ -154,7 +154,6 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
-  int proxy_fence = 1;  // consumers fence.proxy.async after each full-barrier wait (launch: PK_SM90_PROXY_FENCE)
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
@@ -329,7 +328,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
-    if (p.proxy_fence) fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
+    fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
                                                      (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
