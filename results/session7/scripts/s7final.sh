@@ -5,7 +5,7 @@
 # benchmark, timeline, host overhead, routing timing, layer memcheck + racecheck), the benchmark again
 # (20 reps), racecheck of the k-grouped accumulate and bf16-out cases (every variant).
 source ci/device_run_lib.sh
-step 150 interleaved.log python3 benchmarks/interleaved.py --rounds 7 --match "^dW[12] (bf16 out|fp32 accumulate)(, ours (with the proxy fence|MMAs only(, with the proxy fence)?)|, wgrad variant staged_tma)?$"; grep -E "^\||^[0-9]+b" $OUT/interleaved.log
+step 150 interleaved.log python3 benchmarks/interleaved.py --rounds 7 --match "^dW[12] (bf16 out|fp32 accumulate)(, ours (with the proxy fence|MMAs only(, with the proxy fence)?)|, wgrad variant (staged_tma|split_bk128))?$"; grep -E "^\||^[0-9]+b" $OUT/interleaved.log
 bash ci/final_device_run.sh
 step 120 bench2.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench2.json; grep -v "^{" $OUT/bench2.log | tail -9
 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 python3 -m pytest -q -m gpu tests/test_sm90_kgrouped.py -k "test_accumulate or (test_bf16_out and 512)" -p no:cacheprovider > $OUT/san_kg_racecheck.log 2>&1; echo "kgrouped racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|passed|failed' $OUT/san_kg_racecheck.log | sort | uniq -c | tr '\n' ' ')"
