@@ -144,6 +144,8 @@ def variants(shape, T, E, K):
                                                                  f * (1 if which == "dW2" else 2))
                for name, v in VARIANTS.items() if v in (8, 12, 13) or v >= 16 for which in ("dW2", "dW1")},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
+            "dW2 bf16 out, no 2-CTA pairs (debug bit 2)": (wgrad(torch.bfloat16, "dW2", 0, 4), f),
+            "dW2 fp32 accumulate, no 2-CTA pairs (debug bit 2)": (wgrad(torch.float32, "dW2", 0, 4, True), f),
             # Diagnostics (bf16 out, default pipeline): the same products from pre-gathered copies (both
             # operands contiguous: TMA / identity), against torch._grouped_mm on those copies; and the
             # kernel with its loads only (debug 3) or its MMAs only (debug 65: no loads, no stores).
