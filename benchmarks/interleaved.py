@@ -1,6 +1,6 @@
 """A/B timing of kernel variants, interleaved, for a GPU whose clock drifts (an H200 at its 700 W
-power cap): each round times every variant once (median of --reps), each round in the order rotated
-by another start, rounds repeat --rounds times, and the table gives each variant's median over rounds.
+power cap): each round times every variant once (median of --reps), each round in a fresh random order
+(--seed), rounds repeat --rounds times, and the table gives each variant's median over rounds.
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python3 benchmarks/interleaved.py [--shapes 30b,235b]
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import random
 import re
 import statistics
 import sys
@@ -160,6 +161,7 @@ def main():
     ap.add_argument("--tokens", type=int, default=16384)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the rounds' random orders")
     ap.add_argument("--only", default="", help="comma-separated substrings: time only variants whose name "
                                                 "contains one of them (e.g. 'GEMM 2,dX')")
     ap.add_argument("--match", default="", help="regular expression: time only variants whose name it matches "
@@ -173,13 +175,14 @@ def main():
               if (not keep or any(t in k for t in keep)) and (pattern is None or pattern.search(k))}
         times = {k: [] for k in vs}
         keys = list(vs)
-        step = max(1, len(keys) // a.rounds)
-        for r in range(a.rounds):
-            # Each round starts at another variant: at the power cap the clock depends on what ran just
-            # before, and in a fixed order one kernel measured 2.74 and 3.37 ms as the first and the third
-            # entry of the same rounds (results/session7/run1/interleaved.log, 235B dW2).
-            shift = (r * step) % len(keys)
-            for k in keys[shift:] + keys[:shift]:
+        order = random.Random(a.seed)
+        for _ in range(a.rounds):
+            # Each round in a fresh random order: at the power cap a kernel's clock depends on what ran
+            # just before it. In a fixed order one kernel measured 2.74 and 3.37 ms as the first and the
+            # third entry of the same rounds (results/session7/run1, 235B dW2); rotating the order kept
+            # each entry's predecessor and flipped a 5-12 % "gain" into a 2-4 % loss (runs 3-5).
+            order.shuffle(keys)
+            for k in keys:
                 times[k].append(cuda_time_ms(vs[k][0], reps=a.reps, warmup=1))
         print(f"\n{shape}: median of {a.rounds} interleaved rounds (each a median of {a.reps})")
         print("| variant | ms | TFLOP/s | min-max ms |\n|---|---|---|---|")

@@ -334,7 +334,8 @@ def test_public_k_grouped_bf16_gemm_tn_contiguous(mode, rng):
 @pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True)])
 @pytest.mark.parametrize("N", [384, 512])  # 128- and 256-wide tiles (512 with B identity: 2-CTA clusters)
 def test_bf16_out(gather_a, gather_b, N, rng):
-    """A bf16 out gets the bf16 rounding of what the fp32 out gets (bitwise), empty groups zero,
+    """A bf16 out gets the bf16 rounding of what the fp32 out gets (bitwise for one pipeline; the two
+    outs' defaults are different pipelines, so there within one bf16 rounding), empty groups zero,
     for every pipeline variant."""
     counts = [0, 1, 63, 300, 129, 0]
     M = 256
@@ -350,8 +351,13 @@ def test_bf16_out(gather_a, gather_b, N, rng):
         out16 = torch.full((len(counts), M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k_grouped_wgrad(a, a_rows, b, b_rows, off, out16, _variant=v)
         torch.cuda.synchronize()
+        if v == 0:  # bf16 default: 128-row chunks; fp32 default: 64-row chunks (another summation order)
+            bound = out32.abs() * 2.0**-8 + out32.abs().max() * 1e-5
+            same = bool(((out16.float() - out32).abs() <= bound).all())
+        else:
+            same = torch.equal(out16, out32.to(torch.bfloat16))
         ok = (bool(torch.isfinite(out16).all()) and rel_l2(out16.float(), ref) <= 1e-2
-              and torch.equal(out16, out32.to(torch.bfloat16)) and not out16[0].any() and not out16[5].any())
+              and same and not out16[0].any() and not out16[5].any())
         if not ok:
             bad.append(VARIANT_NAMES[v])
     assert not bad, f"bf16 out wrong for variants {bad}"
