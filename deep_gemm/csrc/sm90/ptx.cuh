@@ -160,13 +160,24 @@ __device__ __forceinline__ void bulk_wait_read_all() {
 // ... and have fully completed (writes performed).
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
+// exp(-g) as one FMUL and one MUFU.EX2 (ex2.approx.ftz). `__expf` without -use_fast_math compiles
+// to the non-ftz ex2, which adds a range test and two predicated FMULs per element for results below
+// 2^-126 (g > 87.3); those only ever meet `1 + exp(-g)`, where the flushed 0 gives the same 1.0f, so
+// every sigmoid below is bit-identical to the `__expf` form (session 7: -3 of ~41 SASS instructions an
+// element in the dH epilogue warps). The constant is the float `__expf` multiplies by.
+__device__ __forceinline__ float exp_neg_f(float g) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(g * -1.4426950408889634f));
+  return r;
+}
+
 // sigmoid(g) with the approximate reciprocal (one MUFU.RCP): the IEEE division a plain `1.0f / x`
 // compiles to (no -use_fast_math) is a ~10-instruction sequence with a slow-path call, once per
 // output element of the SwiGLU epilogue; the results are rounded to bf16 anyway. exp(-g) = inf
 // (g < -88) gives rcp(inf) = 0.
 __device__ __forceinline__ float sigmoid_f(float g) {
   float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + __expf(-g)));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + exp_neg_f(g)));
   return r;
 }
 // The forward SwiGLU (GEMM 1's epilogue): 30B GEMM 1 1.39-1.40 vs 1.44 ms with the IEEE division
