@@ -6,6 +6,7 @@
 // (Pre, filled by prefetch()), so that their load latency hides under the MMAs.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <cuda_bf16.h>
 #include "ptx.cuh"
 #include "scheduler.cuh"
@@ -276,6 +277,13 @@ struct EpiStoreBf16Staged {
   }
 };
 
+// h = silu(min(g, c)) * clamp(u, -c, c) of one element. kClamp = false: no clamp (c = +inf; the same
+// for every non-NaN input, three FMNMX fewer: GEMM 1's staged loop, session 7).
+template <bool kClamp>
+__device__ __forceinline__ float swiglu_h(float g, float u, float cl) {
+  return kClamp ? silu_f(fminf(g, cl)) * fminf(fmaxf(u, -cl), cl) : silu_f(g) * u;
+}
+
 // GEMM 1 forward, staged (cooperative, BN = gate BN/2 | up BN/2; used with BN = 192): z = [g | u] goes
 // through the staging buffer (the accumulator tile is exactly [g | u]); thread i of the warpgroup
 // copies half i/64 (g or u, BN bytes) of staging row i%64 to z[row, n0..] or z[row, I + n0..]; h (a
@@ -331,22 +339,25 @@ struct EpiSwiGLUFwdStaged {
     const int n0 = c.n_block * H;
     const int lane = threadIdx.x % 32;
     const float cl = e.clamp;
+    auto h_rows = [&](auto clamp) {
+      constexpr bool kClamp = decltype(clamp)::value;
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int local = local_row<1>(c, wg, 0, r);
-      if (local >= c.rows) continue;
-      __nv_bfloat16* hrow = e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2;
+      for (int r = 0; r < 2; ++r) {
+        const int local = local_row<1>(c, wg, 0, r);
+        if (local >= c.rows) continue;
+        __nv_bfloat16* hrow = e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2;
 #pragma unroll
-      for (int j = 0; j < H / 8; ++j) {
-        const int col = n0 + 8 * j + 2 * (lane % 4);
-        const int vg = 4 * j + 2 * r, vu = vg + 4 * (H / 8);
-        const float2 g = __bfloat1622float2(__floats2bfloat162_rn(acc(vg), acc(vg + 1)));
-        const float2 u = __bfloat1622float2(__floats2bfloat162_rn(acc(vu), acc(vu + 1)));
-        const float h0 = silu_f(fminf(g.x, cl)) * fminf(fmaxf(u.x, -cl), cl);
-        const float h1 = silu_f(fminf(g.y, cl)) * fminf(fmaxf(u.y, -cl), cl);
-        store_bf16x2(hrow + col, h0, h1);
+        for (int j = 0; j < H / 8; ++j) {
+          const int col = n0 + 8 * j + 2 * (lane % 4);
+          const int vg = 4 * j + 2 * r, vu = vg + 4 * (H / 8);
+          const float2 g = __bfloat1622float2(__floats2bfloat162_rn(acc(vg), acc(vg + 1)));
+          const float2 u = __bfloat1622float2(__floats2bfloat162_rn(acc(vu), acc(vu + 1)));
+          store_bf16x2(hrow + col, swiglu_h<kClamp>(g.x, u.x, cl), swiglu_h<kClamp>(g.y, u.y, cl));
+        }
       }
-    }
+    };
+    if (cl == INFINITY) h_rows(std::false_type{});
+    else h_rows(std::true_type{});
   }
   __device__ __forceinline__ static void finish() { bulk_wait_all(); }
 };
@@ -382,9 +393,7 @@ struct EpiSwiGLUFwd {
           *reinterpret_cast<__nv_bfloat162*>(zrow + col) = g2;
           *reinterpret_cast<__nv_bfloat162*>(zrow + e.inter + col) = u2;
           const float2 g = __bfloat1622float2(g2), u = __bfloat1622float2(u2);
-          const float h0 = silu_f(fminf(g.x, cl)) * fminf(fmaxf(u.x, -cl), cl);
-          const float h1 = silu_f(fminf(g.y, cl)) * fminf(fmaxf(u.y, -cl), cl);
-          store_bf16x2(hrow + col, h0, h1);
+          store_bf16x2(hrow + col, swiglu_h<true>(g.x, u.x, cl), swiglu_h<true>(g.y, u.y, cl));
         }
       }
   }
