@@ -28,7 +28,6 @@ namespace pk::sm90 {
 
 constexpr int kBM = 128;
 constexpr int kBK = 64;
-constexpr int kL2Ahead = 8;  // gathering producers: L2 prefetch granule and distance, in k-blocks
 constexpr int kNumThreads = 384;
 
 // How rows of A are found: sorted row p of the group layout reads A row ...
@@ -284,22 +283,6 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      if (Cfg::kEpiWarps && kb % kL2Ahead == 0) {
-        // L2 prefetch of this thread's share of the rows (row i by the thread whose chunk is i % 8),
-        // k-blocks [kb + kL2Ahead, kb + 2 kL2Ahead) (at kb = 0 the first 2 kL2Ahead): a gathered row's
-        // first read comes from DRAM, and the ring (3 stages) holds less than that latency (ncu,
-        // session 7 run 8: the 30B dH consumers waited on full barriers a third of their time). Only
-        // the one- or two-warp gathers of the epilogue-warps configs (168 registers): in the 128-thread
-        // producers (72 registers after setmaxnreg) it spilled 84-112 bytes.
-        const int k0 = kb == 0 ? 0 : kb + kL2Ahead;
-        const int k1 = min(kb + 2 * kL2Ahead, k_blocks);
-        if (k0 < k1) {
-#pragma unroll
-          for (int i = 0; i < kRows; ++i)
-            if ((i & 7) == chunk && ((valid_mask >> i) & 1u))
-              bulk_prefetch_l2(p.a + src_off[i] - (i & 7) * 8 + k0 * kBK, static_cast<uint32_t>(k1 - k0) * kBK * 2);
-        }
-      }
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
       mbar_wait(&empty[s], (round & 1) ^ 1);

@@ -149,10 +149,6 @@ __device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32
                : "memory");
 }
 // Fetch the 128-byte line holding `g` into L1 (nothing waits for it: no register, no scoreboard).
-// Bulk prefetch of `bytes` (multiple of 16, 16-byte aligned) of global memory into L2; no completion.
-__device__ __forceinline__ void bulk_prefetch_l2(const void* g, uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(g), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void prefetch_l1(const void* g) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(g));
 }
