@@ -157,8 +157,6 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "dh_no_prefetch": {"DH": "36"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
             "staged_tma": {"GEMM2": "67", "DX": "99"}, "gemm1_tma": {"GEMM1": "68"},
             "gemm1_staged_plain": {"GEMM1": "4"},
-            # + 128 on dH 8 / 9 + 32: the gathering warp(s) also prefetch dy rows into L2 (opt-in)
-            "dh_l2_prefetch": {"DH": "168"}, "dh_warps2_l2_prefetch": {"DH": "169"},
             "staged_no_tma": {"GEMM2": "3", "DX": "35"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
@@ -249,7 +247,7 @@ def test_moe_cuda_graph(rng, variant):
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
                                   "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
-                                  "cluster", "dh_l2_prefetch", "dh_warps2_l2_prefetch"])
+                                  "cluster"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -265,7 +263,6 @@ def test_moe_few_ctas(rng, monkeypatch, name):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "dh_l2_prefetch"), ("dh_warps2_prefetch_l1", "dh_warps2_l2_prefetch"),
                                         ("default", "staged_no_tma")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the

@@ -15,7 +15,6 @@
 // 64 (N) x 64 (K), each one TMA box, matching cute's Layout_MN_SW128 atoms tiled K-first.
 #pragma once
 #include <cstdint>
-#include <type_traits>
 #include <cuda_bf16.h>
 #include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
@@ -78,11 +77,8 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// L2Prefetch_ (EpiWarps_ configs only, opt-in): the gathering warp(s) also prefetch their A rows into L2
-// 8-15 k-blocks ahead, one `prefetch.global.L2` line per row and k-block (see producer_loop).
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool L2Prefetch_ = false>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -93,8 +89,6 @@ struct GemmConfig {
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
   static constexpr bool kCluster = Cluster_;
   static constexpr bool kWait0 = Wait0_;
-  static constexpr bool kL2Prefetch = L2Prefetch_;
-  static_assert(!L2Prefetch_ || EpiWarps_ > 0, "the L2 prefetch is written for the one- or two-warp gathers");
   static_assert(!(Wait0_ && PingPong_), "wait_group 0 release is written for the cooperative layout");
   static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
   static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
@@ -273,9 +267,8 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
-    // group's end read nothing and land as zeros. (32-bit with the L2 prefetch, whose one-warp form
-    // otherwise spilled 80 bytes; its entry point checks that A has < 2^31 elements.)
-    std::conditional_t<Cfg::kL2Prefetch, uint32_t, int64_t> src_off[kRows];
+    // group's end read nothing and land as zeros.
+    int64_t src_off[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
@@ -287,28 +280,9 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         else row = sp;
         valid_mask |= 1u << i;
       }
-      src_off[i] = static_cast<decltype(+src_off[0])>(row * p.lda + chunk * 8);
+      src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      if constexpr (Cfg::kL2Prefetch) {
-        // Every 8 k-blocks, each thread prefetches into L2 the 128-byte line of k-block kb + 8 + chunk
-        // of each of its rows (the 8 threads of a row cover the next 8 k-blocks; a tile's first 8 at
-        // kb = 0 as well): a gathered row's first read comes from DRAM, and 3 stages hold less than
-        // that latency (ncu, session 7 run 8: the 30B dH consumers waited on full barriers a third of
-        // their time). Plain prefetches through L1 (the bulk-engine form, which also carries B, made
-        // dH 40-65 % slower: session 7 run 9).
-        if (kb % 8 == 0) {
-#pragma unroll
-          for (int ahead = 0; ahead < 16; ahead += 8) {
-            const int kp = kb + ahead + chunk;
-            if ((kb == 0 || ahead == 8) && kp < k_blocks) {
-#pragma unroll
-              for (int i = 0; i < kRows; ++i)
-                if ((valid_mask >> i) & 1u) prefetch_l2(p.a + src_off[i] + (kp * kBK - chunk * 8));
-            }
-          }
-        }
-      }
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
       mbar_wait(&empty[s], (round & 1) ^ 1);

@@ -149,9 +149,6 @@ __device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32
                : "memory");
 }
 // Fetch the 128-byte line holding `g` into L1 (nothing waits for it: no register, no scoreboard).
-__device__ __forceinline__ void prefetch_l2(const void* g) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(g));
-}
 __device__ __forceinline__ void prefetch_l1(const void* g) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(g));
 }
