@@ -1,0 +1,62 @@
+"""ci/ptx_compare.py: the PTX comparison behind "kernels unchanged" claims in the notes."""
+import importlib.util
+import pathlib
+
+_spec = importlib.util.spec_from_file_location(
+    "ptx_compare", pathlib.Path(__file__).resolve().parents[1] / "ci" / "ptx_compare.py")
+ptx_compare = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ptx_compare)
+
+_K1 = """.visible .entry _Z2k1Pf(
+\t.param .u64 _Z2k1Pf_param_0
+)
+{
+\t.reg .b32 %r<4>;
+\t// begin inline asm
+\t{
+\t.reg .pred p;
+\tmbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r2;
+}
+\t// end inline asm
+$L__BB0_1:
+\tadd.s32 %r3, %r1, %r2;
+\t@%p1 bra $L__BB0_1;
+\tret;
+}
+"""
+_K2 = """.visible .entry _Z2k2Pf(
+\t.param .u64 _Z2k2Pf_param_0
+)
+{
+\tmul.lo.s32 %r5, %r6, 3;
+\tret;
+}
+"""
+
+
+def _renamed(src: str) -> str:  # what a rebuild of unchanged code may do: other register and label numbers
+    return src.replace("%r1", "%r9").replace("%r2", "%r8").replace("$L__BB0_1", "$L__BB3_7")
+
+
+def test_unchanged_kernels_match_after_renaming():
+    res, ok = ptx_compare.compare(_K1 + _K2, _renamed(_K1) + _K2)
+    assert ok and res["same"] == 2 and not res["different"]
+
+
+def test_a_change_after_an_inline_asm_block_is_found():
+    # the change sits after a "\n}\n" inside the body (the inline asm's braces), where the earlier
+    # comparator stopped reading
+    changed = _K1.replace("add.s32 %r3, %r1, %r2;", "sub.s32 %r3, %r1, %r2;")
+    res, ok = ptx_compare.compare(_K1 + _K2, changed + _K2)
+    assert not ok and res["different"] == ["_Z2k1Pf"]
+
+
+def test_by_body_ignores_names_but_not_code():
+    renamed = (_K1 + _K2).replace("_Z2k1Pf", "_Z2k1PfLb0E")
+    assert ptx_compare.compare(_K1 + _K2, renamed, by_body=True)[1]
+    assert not ptx_compare.compare(_K1 + _K2, renamed.replace("mul.lo", "add"), by_body=True)[1]
+
+
+def test_removed_kernel_is_reported():
+    res, ok = ptx_compare.compare(_K1 + _K2, _K1)
+    assert not ok and res["only old"] == ["_Z2k2Pf"]
