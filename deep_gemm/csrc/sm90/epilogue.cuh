@@ -146,14 +146,16 @@ struct StagedTile {
     return smem_u32(smem_c) + wg * 64 * kRowBytes;
   }
   // Steps 1-2: wait until this warpgroup's previous bulk copies (each issuing thread, `issuer`,
-  // waits for its own) have read the buffer, write the accumulators to it as bf16 (row-major
-  // [64][BN], pitch kRowBytes), and make the writes visible to the async proxy.
-  template <class Accum>
+  // waits for its own) have read the buffer, write the accumulators to it as bf16 (kBoxCols = 0:
+  // row-major [64][BN], pitch kRowBytes; else the TMA boxes of stmatrix_boxes<kBoxCols>), and make
+  // the writes visible to the async proxy.
+  template <int kBoxCols = 0, class Accum>
   __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer) {
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
     if (issuer) bulk_wait_read_all();
     named_bar_sync(bar_id, 128);
-    stmatrix_rows(acc, buf);
+    if constexpr (kBoxCols == 0) stmatrix_rows(acc, buf);
+    else stmatrix_boxes<kBoxCols>(acc, buf);
     fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
     named_bar_sync(bar_id, 128);
   }
@@ -245,11 +247,7 @@ struct EpiStoreBf16Staged {
       const int n0 = c.n_block * BN;
       if (e.out_rows == nullptr && (c.m_block + 1) * 128 <= c.rows && n0 + BN <= e.n_out) {
         const uint32_t buf = smem_u32(smem_c) + wg * (64 * BN * 2);  // (1024-byte aligned)
-        if (issuer()) bulk_wait_read_all();  // every earlier copy from this buffer (either form)
-        named_bar_sync(1 + wg, 128);
-        Tile::stmatrix_boxes(acc, buf);
-        fence_proxy_async_smem();
-        named_bar_sync(1 + wg, 128);
+        Tile::template write<64>(acc, buf, wg, issuer());  // (issuer(): every earlier copy, either form)
         if (threadIdx.x % 128 == 0) {
           const int row0 = c.row_begin + c.m_block * 128 + wg * 64;
 #pragma unroll
@@ -311,11 +309,7 @@ struct EpiSwiGLUFwdStaged {
       if ((c.m_block + 1) * 128 <= c.rows) {
         static_assert(H % 32 == 0, "gate and up halves in 32-column boxes");
         const uint32_t buf = smem_u32(smem_c) + wg * (64 * BN * 2);  // (1024-byte aligned)
-        bulk_wait_read_all();  // every earlier copy from this buffer (either form)
-        named_bar_sync(1 + wg, 128);
-        Tile::template stmatrix_boxes<32>(acc, buf);
-        fence_proxy_async_smem();
-        named_bar_sync(1 + wg, 128);
+        Tile::template write<32>(acc, buf, wg, true);  // (every thread: every earlier copy, either form)
         if (tid == 0) {
           const int row0 = c.row_begin + c.m_block * 128 + wg * 64, g0 = c.n_block * H;
 #pragma unroll

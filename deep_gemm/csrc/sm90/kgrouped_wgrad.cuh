@@ -573,12 +573,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           const bool issuer = t == 0;
 #pragma unroll
           for (int pass = 0; pass < BN / kCols; ++pass) {
-            if (issuer) bulk_wait_read_all();
-            named_bar_sync(1 + cw, 128);
             // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
-            StagedTile<kCols>::stmatrix_boxes([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf);
-            fence_proxy_async_smem();  // generic-proxy writes -> read by the TMA store (async proxy)
-            named_bar_sync(1 + cw, 128);
+            StagedTile<kCols>::template write<64>([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw,
+                                                  issuer);
             if (issuer) {
               const int row0 = ti.group * p.M + ti.m0 + cw * 64;
 #pragma unroll
