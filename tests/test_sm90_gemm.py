@@ -37,7 +37,7 @@ def variant(request, monkeypatch):
 @pytest.mark.parametrize("G,N,K,sizes", [
     (4, 256, 128, [130, 0, 257, 1]),
     (8, 512, 256, [64] * 8),
-    (3, 384, 640, [300, 5, 129]),
+    (4, 384, 640, [300, 5, 129, 65]),  # 65: the second warpgroup of the tile computes one row
 ])
 def test_contiguous_m_indices(G, N, K, sizes, nn, rng, variant):
     sm90 = _sm90()

@@ -18,6 +18,8 @@
 // below: the pipeline shapes the entry point's `variant` picks).
 // Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
+// A group's last chunk is mostly such rows (at ~1024 rows a group, 6 % of all chunk rows): only its
+// 16-row steps that hold rows of the group are loaded and multiplied.
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -266,16 +268,19 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
 // One operand's rows of a chunk by cp.async, for one producer thread: its 16-byte piece (at `col`,
 // already offset to the piece) of each of its rows rbase + 16 j, in every one of the kSpans 64-column
 // spans, into `stage` (its swizzled offset included). Rows at or past e0, or with an index outside
-// [0, num_rows), are zero-filled.
+// [0, num_rows), are zero-filled. 16-row groups wholly past e0 are skipped (the consumers' wgmma
+// stop at the last group holding a row; row0: the chunk's first row).
 // Each row's address is one 32 x 32 -> 64-bit multiply-add (num_rows < 2^31 and the row pitch < 2^32
 // bytes are checked on the host): ~6 instead of ~12 SASS instructions a row with 64-bit signed
 // arithmetic, in the producer that bounds the kernel (ncu, session 6 run 10; −1..−5 %, run 11).
 template <int kSpans, int kBlockBytes, int kRows>
 __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRows],
-                                             int64_t ld, int64_t num_rows, unsigned rbase, unsigned e0) {
+                                             int64_t ld, int64_t num_rows, unsigned row0, unsigned rbase,
+                                             unsigned e0) {
   const uint32_t pitch = static_cast<uint32_t>(ld) * 2u;  // bytes
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
+    if (row0 + 16u * j >= e0) break;  // warp-uniform: the same for all rows row0 + 16 j + 0..15
     const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<unsigned>(num_rows);
     const __nv_bfloat16* g = reinterpret_cast<const __nv_bfloat16*>(
         reinterpret_cast<const char*>(col) + static_cast<uint64_t>(v ? static_cast<unsigned>(idx[j]) : 0u) * pitch);
@@ -447,10 +452,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const unsigned e0 = static_cast<unsigned>(cur.end);
       if (!a_tma && !no_loads)
         gather_chunk<BM / 64, kBlockBytes>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
-                                           rbase, e0);
+                                           static_cast<unsigned>(row0), rbase, e0);
       if (!b_tma && !no_loads)
         gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
-                                           rbase, e0);
+                                           static_cast<unsigned>(row0), rbase, e0);
       cp_async_arrive_noinc(full_bar(s));
       if (++s == kStages) {
         s = 0;
@@ -506,6 +511,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       int prev_s = -1;
       for (int c = 0; c < nch; ++c) {
         const int s = stage;
+        // 16-row steps of this chunk that hold rows of the group (the producer's chunk order): all but
+        // in the group's last chunk, whose rows past the end are zeros and are not multiplied.
+        const int pc = c + ti.rot < nch ? c + ti.rot : c + ti.rot - nch;
+        const int64_t left = ti.end - ti.start - static_cast<int64_t>(pc) * BK;
+        const int ksteps = left >= BK ? BK / 16 : static_cast<int>((left + 15) / 16);
         mbar_wait(full_bar(s), phase);
         // cp.async (generic proxy) writes -> wgmma (async proxy) reads. (debug bit 5 drops it: timing
         // only. Without it the kernel measured the same, session 7 run 6: runs 3-4's 5-12 % came from
@@ -516,10 +526,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
-          cute::warpgroup_arrive();
           const uint64_t stage_off = static_cast<uint64_t>(s) * (Cfg::kStageBytes >> 4);
-#pragma unroll
-          for (int kk = 0; kk < BK / 16; ++kk) {
+          auto k_step = [&](int kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
             const uint64_t db = desc_b0 + stage_off + (kk * 2048 >> 4);
 #pragma unroll
@@ -527,8 +535,18 @@ __global__ void __launch_bounds__(kThreads, 1)
               const uint64_t da = desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
               wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
             }
+          };
+          // Two paths, each one batch (wgmma under a per-step guard compiled to one serialized batch a step).
+          if (ksteps == BK / 16) {
+            cute::warpgroup_arrive();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) k_step(kk);
+            cute::warpgroup_commit_batch();
+          } else {
+            cute::warpgroup_arrive();
+            for (int kk = 0; kk < ksteps; ++kk) k_step(kk);
+            cute::warpgroup_commit_batch();
           }
-          cute::warpgroup_commit_batch();
         }
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
