@@ -180,7 +180,7 @@ __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_b
 // False when every row consumer warpgroup wg computes lies past its group's end: a cluster's second
 // m-tile past the end, or the lower half of a group's last m-tile holding 64 rows or fewer (at
 // uniform top-8 routing about 3 % of all MMAs: half the groups end in such a tile). That warpgroup
-// skips its MMAs (see consumer_mainloop).
+// skips its MMAs and hands the epilogue a stale accumulator (see consumer_mainloop).
 template <class Cfg>
 __device__ __forceinline__ bool wg_has_rows(const TileCoord& c, int wg) {
   return c.m_block * kBM + (Cfg::kPingPong ? 0 : wg * Cfg::kWgRows) < c.rows;
@@ -325,17 +325,14 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   if (!has_rows) {
     // No row of this warpgroup lies inside the group (wg_has_rows): nothing to compute. Take each
     // stage (the other warpgroup, or with a cluster the peer CTA, still needs it filled) and hand it
-    // back; the epilogue gets the zero accumulator the zero-filled rows would have given and, as
-    // for any row past the group's end, stores none of it.
+    // back. The accumulator keeps the previous tile's values: every epilogue stores only rows inside
+    // the group, so none of them is written out. (Zeroing it here made ptxas serialize every wgmma
+    // of the kernel, C7515: registers of the accumulator defined outside the wgmma pipeline.)
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
       if (lane == 0) release_stage<Cfg>(&empty[s]);
     }
-    warpgroup_fence_operand(accum);
-#pragma unroll
-    for (int i = 0; i < size(accum); ++i) accum(i) = 0.0f;
-    warpgroup_fence_operand(accum);
     return;
   }
   uint32_t prev = 0;
