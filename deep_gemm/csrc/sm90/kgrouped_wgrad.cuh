@@ -19,7 +19,7 @@
 // Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
 // A group's last chunk is mostly such rows (at ~1024 rows a group, 6 % of all chunk rows): only its
-// 16-row steps that hold rows of the group are loaded and multiplied.
+// 16-row steps that hold rows of the group are multiplied.
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -268,19 +268,16 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
 // One operand's rows of a chunk by cp.async, for one producer thread: its 16-byte piece (at `col`,
 // already offset to the piece) of each of its rows rbase + 16 j, in every one of the kSpans 64-column
 // spans, into `stage` (its swizzled offset included). Rows at or past e0, or with an index outside
-// [0, num_rows), are zero-filled. 16-row groups wholly past e0 are skipped (the consumers' wgmma
-// stop at the last group holding a row; row0: the chunk's first row).
+// [0, num_rows), are zero-filled.
 // Each row's address is one 32 x 32 -> 64-bit multiply-add (num_rows < 2^31 and the row pitch < 2^32
 // bytes are checked on the host): ~6 instead of ~12 SASS instructions a row with 64-bit signed
 // arithmetic, in the producer that bounds the kernel (ncu, session 6 run 10; −1..−5 %, run 11).
 template <int kSpans, int kBlockBytes, int kRows>
 __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRows],
-                                             int64_t ld, int64_t num_rows, unsigned row0, unsigned rbase,
-                                             unsigned e0) {
+                                             int64_t ld, int64_t num_rows, unsigned rbase, unsigned e0) {
   const uint32_t pitch = static_cast<uint32_t>(ld) * 2u;  // bytes
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
-    if (row0 + 16u * j >= e0) break;  // warp-uniform: the same for all rows row0 + 16 j + 0..15
     const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<unsigned>(num_rows);
     const __nv_bfloat16* g = reinterpret_cast<const __nv_bfloat16*>(
         reinterpret_cast<const char*>(col) + static_cast<uint64_t>(v ? static_cast<unsigned>(idx[j]) : 0u) * pitch);
@@ -452,10 +449,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const unsigned e0 = static_cast<unsigned>(cur.end);
       if (!a_tma && !no_loads)
         gather_chunk<BM / 64, kBlockBytes>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
-                                           static_cast<unsigned>(row0), rbase, e0);
+                                           rbase, e0);
       if (!b_tma && !no_loads)
         gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
-                                           static_cast<unsigned>(row0), rbase, e0);
+                                           rbase, e0);
       cp_async_arrive_noinc(full_bar(s));
       if (++s == kStages) {
         s = 0;
@@ -509,13 +506,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
+      // The group's last chunk (the producer's order starts at chunk rot, so it comes at c = tail_c)
+      // holds 1..BK rows; its 16-row steps wholly past the end are zeros and are not multiplied.
+      const int tail_c = nch - 1 - ti.rot;
+      const int tail_steps = static_cast<int>((ti.end - ti.start - static_cast<int64_t>(nch - 1) * BK + 15) / 16);
       for (int c = 0; c < nch; ++c) {
         const int s = stage;
-        // 16-row steps of this chunk that hold rows of the group (the producer's chunk order): all but
-        // in the group's last chunk, whose rows past the end are zeros and are not multiplied.
-        const int pc = c + ti.rot < nch ? c + ti.rot : c + ti.rot - nch;
-        const int64_t left = ti.end - ti.start - static_cast<int64_t>(pc) * BK;
-        const int ksteps = left >= BK ? BK / 16 : static_cast<int>((left + 15) / 16);
+        const int ksteps = c == tail_c ? tail_steps : BK / 16;
         mbar_wait(full_bar(s), phase);
         // cp.async (generic proxy) writes -> wgmma (async proxy) reads. (debug bit 5 drops it: timing
         // only. Without it the kernel measured the same, session 7 run 6: runs 3-4's 5-12 % came from
