@@ -18,8 +18,6 @@
 // below: the pipeline shapes the entry point's `variant` picks).
 // Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
-// A group's last chunk is mostly such rows (at ~1024 rows a group, 6 % of all chunk rows): only its
-// 16-row steps that hold rows of the group are multiplied.
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -92,7 +90,8 @@ struct Config {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;
   // Staged epilogue: one 64-row half of the bf16 tile per consumer warpgroup, after the ring.
-  static_assert(!P::STAGED || BM == 128, "the staged epilogue takes 64 rows per consumer warpgroup");
+  // (SPLIT passes 64 rows at a time through a warpgroup's buffer: any number of m64 blocks.)
+  static_assert(!P::STAGED || BM == 128 || P::SPLIT, "the staged epilogue takes 64 rows per consumer warpgroup");
   static constexpr int kStagingBytes = P::SPLIT ? 2 * 16384 : P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
   // Columns a warpgroup's 64 rows pass through staging at once (SPLIT: 16 KiB of them).
   static constexpr int kPassColsBf16 = P::SPLIT && BN > 128 ? 128 : BN;
@@ -506,13 +505,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
-      // The group's last chunk (the producer's order starts at chunk rot, so it comes at c = tail_c)
-      // holds 1..BK rows; its 16-row steps wholly past the end are zeros and are not multiplied.
-      const int tail_c = nch - 1 - ti.rot;
-      const int tail_steps = static_cast<int>((ti.end - ti.start - static_cast<int64_t>(nch - 1) * BK + 15) / 16);
       for (int c = 0; c < nch; ++c) {
         const int s = stage;
-        const int ksteps = c == tail_c ? tail_steps : BK / 16;
         mbar_wait(full_bar(s), phase);
         // cp.async (generic proxy) writes -> wgmma (async proxy) reads. (debug bit 5 drops it: timing
         // only. Without it the kernel measured the same, session 7 run 6: runs 3-4's 5-12 % came from
@@ -523,8 +517,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+          cute::warpgroup_arrive();
           const uint64_t stage_off = static_cast<uint64_t>(s) * (Cfg::kStageBytes >> 4);
-          auto k_step = [&](int kk) {
+#pragma unroll
+          for (int kk = 0; kk < BK / 16; ++kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
             const uint64_t db = desc_b0 + stage_off + (kk * 2048 >> 4);
 #pragma unroll
@@ -532,18 +528,8 @@ __global__ void __launch_bounds__(kThreads, 1)
               const uint64_t da = desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
               wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
             }
-          };
-          // Two paths, each one batch (wgmma under a per-step guard compiled to one serialized batch a step).
-          if (ksteps == BK / 16) {
-            cute::warpgroup_arrive();
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) k_step(kk);
-            cute::warpgroup_commit_batch();
-          } else {
-            cute::warpgroup_arrive();
-            for (int kk = 0; kk < ksteps; ++kk) k_step(kk);
-            cute::warpgroup_commit_batch();
           }
+          cute::warpgroup_commit_batch();
         }
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
@@ -587,18 +573,20 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t buf = staging_base + cw * (64 * kCols * 2);
           const bool issuer = t == 0;
 #pragma unroll
-          for (int pass = 0; pass < BN / kCols; ++pass) {
-            // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
-            StagedTile<kCols>::template write<64>([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw,
-                                                  issuer);
-            if (issuer) {
-              const int row0 = ti.group * p.M + ti.m0 + cw * 64;
+          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
-              for (int q = 0; q < kCols / 64; ++q)
-                tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
-              bulk_commit();
+            for (int pass = 0; pass < BN / kCols; ++pass) {
+              // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
+              StagedTile<kCols>::template write<64>([&](int v) { return acc[mb][pass * (kCols / 2) + v]; }, buf,
+                                                    cw, issuer);
+              if (issuer) {
+                const int row0 = ti.group * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64;
+#pragma unroll
+                for (int q = 0; q < kCols / 64; ++q)
+                  tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
+                bulk_commit();
+              }
             }
-          }
           continue;
         }
         if (p.out_bf16 != nullptr) {
@@ -629,9 +617,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t buf = staging_base + cw * (kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
           const bool issuer = kTma ? t == 0 : lane < 16;
           const int srow = warp * 16 + lane;  // per-row form: the row lane l < 16 copies
-          const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + (kTma ? 0 : srow);
+#pragma unroll
+          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
           for (int half = 0; half < BN / kHalf; ++half) {
+            const int64_t orow =
+                static_cast<int64_t>(ti.group) * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64 + (kTma ? 0 : srow);
             if (issuer) bulk_wait_read_all();  // the previous pass's copies have read the buffer
             named_bar_sync(1 + cw, 128);
 #pragma unroll
@@ -645,7 +636,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                   addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) + (col % 4) * 4;
                 else
                   addr = buf + r * kPitch + col * 4;
-                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[mb][v]), "f"(acc[mb][v + 1])
                              : "memory");
               }
             fence_proxy_async_smem();
