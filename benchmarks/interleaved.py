@@ -152,14 +152,7 @@ def variants(shape, T, E, K):
             # kernel with its loads only (debug 3) or its MMAs only (debug 65: no loads, no stores).
             **{f"{which} bf16 out, {form}": (fn, f * (1 if which == "dW2" else 2))
                for which in ("dW2", "dW1") for form, fn in wgrad_diagnostics(which).items()},
-            "dW1 fp32 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.float32, "dW1", 0, 512), 2 * f),
-            # 256 x 128 tiles (debug bit 8): the gathered x side is 128 columns wide, half the cp.async of
-            # 128 x 256 per chunk, and dz (by TMA) 256; with 19 (bf16 out) staged like the default.
-            "dW1 bf16 out, 256x128 tiles (debug bits 8+2)": (wgrad(torch.bfloat16, "dW1", 0, 256 | 4), 2 * f),
-            "dW1 bf16 out, 256x128 2-CTA pairs sharing dz (debug bit 8)": (wgrad(torch.bfloat16, "dW1", 0, 256),
-                                                                          2 * f),
-            "dW1 fp32 accumulate, 256x128 tiles, wgrad variant 19": (wgrad(torch.float32, "dW1", 19, 256 | 4, True),
-                                                                     2 * f)}
+            "dW1 fp32 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.float32, "dW1", 0, 512), 2 * f)}
 
 
 def main():

@@ -135,12 +135,11 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 // A staged pipeline (64-row chunks, index prefetch, lean producer; bf16 outs through shared memory,
 // fp32 ones too with F32) with `PEND` wgmma chunks in flight: 3 stages next to the staging tile at
 // 128 x 256, 4 at 128 x 128. The staging tile holds 64 rows per consumer warpgroup, so 256 x 128
-// tiles take the unstaged lean pipeline instead, except with SPLIT (19), whose 16 KiB buffers pass
-// a warpgroup's two m64 blocks one after the other.
+// tiles take the unstaged lean pipeline instead.
 template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? 2 : BN == 256 && !SPLIT ? 3 : 4;
-  if constexpr (BM == 128 || SPLIT)
+  if constexpr (BM == 128)
     launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT>>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);

@@ -90,8 +90,7 @@ struct Config {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;
   // Staged epilogue: one 64-row half of the bf16 tile per consumer warpgroup, after the ring.
-  // (SPLIT passes 64 rows at a time through a warpgroup's buffer: any number of m64 blocks.)
-  static_assert(!P::STAGED || BM == 128 || P::SPLIT, "the staged epilogue takes 64 rows per consumer warpgroup");
+  static_assert(!P::STAGED || BM == 128, "the staged epilogue takes 64 rows per consumer warpgroup");
   static constexpr int kStagingBytes = P::SPLIT ? 2 * 16384 : P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
   // Columns a warpgroup's 64 rows pass through staging at once (SPLIT: 16 KiB of them).
   static constexpr int kPassColsBf16 = P::SPLIT && BN > 128 ? 128 : BN;
@@ -573,20 +572,18 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t buf = staging_base + cw * (64 * kCols * 2);
           const bool issuer = t == 0;
 #pragma unroll
-          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+          for (int pass = 0; pass < BN / kCols; ++pass) {
+            // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
+            StagedTile<kCols>::template write<64>([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw,
+                                                  issuer);
+            if (issuer) {
+              const int row0 = ti.group * p.M + ti.m0 + cw * 64;
 #pragma unroll
-            for (int pass = 0; pass < BN / kCols; ++pass) {
-              // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
-              StagedTile<kCols>::template write<64>([&](int v) { return acc[mb][pass * (kCols / 2) + v]; }, buf,
-                                                    cw, issuer);
-              if (issuer) {
-                const int row0 = ti.group * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64;
-#pragma unroll
-                for (int q = 0; q < kCols / 64; ++q)
-                  tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
-                bulk_commit();
-              }
+              for (int q = 0; q < kCols / 64; ++q)
+                tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
+              bulk_commit();
             }
+          }
           continue;
         }
         if (p.out_bf16 != nullptr) {
@@ -617,12 +614,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t buf = staging_base + cw * (kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
           const bool issuer = kTma ? t == 0 : lane < 16;
           const int srow = warp * 16 + lane;  // per-row form: the row lane l < 16 copies
-#pragma unroll
-          for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
+          const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + (kTma ? 0 : srow);
 #pragma unroll
           for (int half = 0; half < BN / kHalf; ++half) {
-            const int64_t orow =
-                static_cast<int64_t>(ti.group) * p.M + ti.m0 + (cw * Cfg::kMBlocks + mb) * 64 + (kTma ? 0 : srow);
             if (issuer) bulk_wait_read_all();  // the previous pass's copies have read the buffer
             named_bar_sync(1 + cw, 128);
 #pragma unroll
@@ -636,7 +630,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                   addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) + (col % 4) * 4;
                 else
                   addr = buf + r * kPitch + col * 4;
-                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[mb][v]), "f"(acc[mb][v + 1])
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
                              : "memory");
               }
             fence_proxy_async_smem();
