@@ -177,17 +177,6 @@ __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int
 }
 // False only for a cluster's second m-tile past its group's end.
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
-// False when every row consumer warpgroup wg computes lies past its group's end: a cluster's second
-// m-tile past the end, or the lower half of a group's last m-tile holding 64 rows or fewer (at
-// uniform top-8 routing about 3 % of all MMAs: half the groups end in such a tile). That warpgroup
-// skips its MMAs and hands the epilogue a stale accumulator (see consumer_mainloop).
-// Not in the epilogue-warps form (dH), where the epilogue warps or the gather set the pace: there the
-// skip measured -0.5 / -0.7 % at 30B and +1.7 / +4.7 % at 235B (session 8 runs 1-2).
-template <class Cfg>
-__device__ __forceinline__ bool wg_has_rows(const TileCoord& c, int wg) {
-  if constexpr (Cfg::kEpiWarps) return true;
-  return c.m_block * kBM + (Cfg::kPingPong ? 0 : wg * Cfg::kWgRows) < c.rows;
-}
 
 // A consumer warp releases a stage: to its own CTA, or with a cluster to both (the peer multicasts
 // into this CTA's copy of the stage too).
@@ -325,12 +314,9 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if (!has_rows) {
-    // No row of this warpgroup lies inside the group (wg_has_rows): nothing to compute. Take each
-    // stage (the other warpgroup, or with a cluster the peer CTA, still needs it filled) and hand it
-    // back. The accumulator keeps the previous tile's values: every epilogue stores only rows inside
-    // the group, so none of them is written out. (Zeroing it here made ptxas serialize every wgmma
-    // of the kernel, C7515: registers of the accumulator defined outside the wgmma pipeline.)
+  if (Cfg::kCluster && !has_rows) {
+    // A cluster's m-tile past its group's end: nothing to compute; take each stage (its B half
+    // came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
