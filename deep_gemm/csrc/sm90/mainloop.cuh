@@ -178,6 +178,21 @@ __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int
 // False only for a cluster's second m-tile past its group's end.
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
 
+// Timing-diagnostic builds only (ci/diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
+// consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
+// the producers' copies (each stage's full barrier completes with no bytes). Outputs are garbage; the
+// time says what the loads alone, or the MMAs and epilogue alone, cost.
+#ifdef PK_SM90_DIAG_NO_MMA
+constexpr bool kDiagNoMma = true;
+#else
+constexpr bool kDiagNoMma = false;
+#endif
+#ifdef PK_SM90_DIAG_NO_LOADS
+constexpr bool kDiagNoLoads = true;
+#else
+constexpr bool kDiagNoLoads = false;
+#endif
+
 // A consumer warp releases a stage: to its own CTA, or with a cluster to both (the peer multicasts
 // into this CTA's copy of the stage too).
 template <class Cfg>
@@ -241,6 +256,10 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&empty[s], ((it / Cfg::kStages) & 1) ^ 1);
+      if constexpr (kDiagNoLoads) {
+        mbar_arrive_expect_tx(&full[s], 0);
+        continue;
+      }
       mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + Cfg::kBBytes);
       if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
       load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
@@ -286,6 +305,11 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
       mbar_wait(&empty[s], (round & 1) ^ 1);
+      if constexpr (kDiagNoLoads) {
+        if (t == 0) mbar_arrive_expect_tx(&full[s], 0);
+        cp_async_mbar_arrive_noinc(&full[s]);
+        continue;
+      }
       if (t == 0) {
         mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
         load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
@@ -314,7 +338,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if (Cfg::kCluster && !has_rows) {
+  if ((Cfg::kCluster || kDiagNoMma) && (kDiagNoMma || !has_rows)) {
     // A cluster's m-tile past its group's end: nothing to compute; take each stage (its B half
     // came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
