@@ -135,11 +135,6 @@ def variants(shape, T, E, K):
             "GEMM 2 staged, 2-CTA B multicast": (a_load("tma", gemm2(19)), f),
             "dX, 2-CTA B multicast": (a_load("tma", dx(17)), 2 * f),
             "dX staged, 2-CTA B multicast": (a_load("tma", dx(19)), 2 * f),
-            # + 16 + 32: the pair hands each stage back as soon as its MMAs on it are done
-            "GEMM 1 staged 128x192, 2-CTA B multicast, wait0": (gemm1(52), 2 * f),
-            "GEMM 2 staged, A by TMA, 2-CTA B multicast, wait0, TMA store": (a_load("tma", gemm2(115)), f),
-            "dX staged, A by TMA, 2-CTA B multicast, wait0": (a_load("tma", dx(51)), 2 * f),
-            "dX staged, A by TMA, 2-CTA B multicast, wait0, TMA store": (a_load("tma", dx(115)), 2 * f),
             "dW2 fp32 out": (wgrad(torch.float32, "dW2"), f), "dW2 bf16 out": (wgrad(torch.bfloat16, "dW2"), f),
             "dW1 fp32 out": (wgrad(torch.float32, "dW1"), 2 * f),
             "dW1 bf16 out": (wgrad(torch.bfloat16, "dW1"), 2 * f),

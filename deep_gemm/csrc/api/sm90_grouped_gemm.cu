@@ -16,8 +16,7 @@ namespace {
 // variant: 0 = default, 1 = cooperative 128 x 256 (2 warpgroups on one tile), 2 = ping-pong 128 x 128,
 // 3 = cooperative 128 x 256 with the staged epilogue (smem + bulk-copy store overlapping the next
 // tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile).
-// variant | kVariantCluster (1 or 3 only): the same with 2-CTA clusters multicasting B; 3 | kVariantCluster |
-// kVariantWait0 (contiguous A by TMA only, also with kVariantTmaStore): the staged form with both.
+// variant | kVariantCluster (1 or 3 only): the same with 2-CTA clusters multicasting B.
 // variant | kVariantWait0 (1 or 3, contiguous A by TMA only; otherwise the plain form): the same
 // releasing each stage after wgmma.wait_group 0. 3 | kVariantTmaStore (also with kVariantWait0; the
 // same restriction, and no out_rows): full tiles stored by TMA tensor stores.
@@ -83,10 +82,6 @@ void dispatch_variant(const CUtensorMap& tb, const MainloopParams& mp, const Gro
                       int64_t max_rows, bool a_tma, bool pp, bool staged, bool mc, bool w0, bool tma_out,
                       cudaStream_t s) {
   if (pp) dispatch_a<Cfg<true, BM>>(tb, mp, g, ep, max_rows, a_tma, s);
-  else if (staged && mc && w0 && tma_out)
-    dispatch_a_tma_only<CfgStaged<BM, true>, CfgStaged<BM, true, true>, true>(tb, mp, g, ep, max_rows, a_tma, s);
-  else if (staged && mc && w0)
-    dispatch_a_tma_only<CfgStaged<BM, true>, CfgStaged<BM, true, true>>(tb, mp, g, ep, max_rows, a_tma, s);
   else if (staged && w0 && tma_out)
     dispatch_a_tma_only<CfgStaged<BM>, CfgStaged<BM, false, true>, true>(tb, mp, g, ep, max_rows, a_tma, s);
   else if (staged && tma_out)
@@ -125,12 +120,10 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || (mc && v != 3))) &&
-                   !(tma_out && (v != 3 || (mc && !w0))),
+    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || mc)) && !(tma_out && (v != 3 || mc)),
                "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), or 3 (+ %d) plus "
-               "%d (TMA stores), or 3 plus %d plus %d (+ %d), got %d",
-               kVariantCluster, kVariantWait0, kVariantWait0, kVariantTmaStore, kVariantCluster, kVariantWait0,
-               kVariantTmaStore, variant);
+               "%d (TMA stores), got %d",
+               kVariantCluster, kVariantWait0, kVariantWait0, kVariantTmaStore, variant);
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
     if (v == 3 && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;

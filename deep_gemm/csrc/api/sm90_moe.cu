@@ -34,9 +34,6 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// 4 | kVariantCluster | kVariantWait0: both (a stage shared by a pair is handed back as soon as each
-// warpgroup's MMAs on it are done, so the pair waits less on its slower CTA).
-using Gemm1Staged192MCW0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true, 0, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -125,7 +122,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
-    PK_REQUIRE(!w0 || v == 4, "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
+    PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
@@ -141,8 +138,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 4 && mc && w0)
-      launch_grouped_gemm<Gemm1Staged192MCW0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
