@@ -119,9 +119,6 @@ def variants(shape, T, E, K):
             "dH 2 epilogue warps 128x256, wait0": (dh(37), f),
             "dH epilogue warps 128x256, wait0, z L1 prefetch": (dh(40), f),
             "dH 2 epilogue warps 128x256, wait0, z L1 prefetch": (dh(41), f),
-            # + 128: dy rows gathered as per-row TMA boxes instead of cp.async
-            "dH epilogue warps 128x256, wait0, z L1 prefetch, dy rows by TMA": (dh(168), f),
-            "dH 2 epilogue warps 128x256, wait0, z L1 prefetch, dy rows by TMA": (dh(169), f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

@@ -161,9 +161,7 @@ VARIANTS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "s
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
-            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"},
-            # + 128: dy rows gathered as per-row TMA boxes (3 and 2 epilogue warps)
-            "dh_tma_gather": {"DH": "168"}, "dh2_tma_gather": {"DH": "169"}}
+            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"}}
 
 
 def _set_variant(monkeypatch, name):

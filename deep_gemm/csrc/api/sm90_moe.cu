@@ -169,13 +169,10 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
-    const bool tg = (v & kVariantTmaGather) != 0;
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaGather);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9) && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)) &&
-                   (!tg || v == 8 || v == 9),
-               "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters) or 4, 5, 8, 9 plus %d (wait_group 0), "
-               "8 or 9 (+ %d) plus %d (dy rows by TMA), got %d",
-               kVariantCluster, kVariantWait0, kVariantWait0, kVariantTmaGather, variant);
+    v &= ~(kVariantCluster | kVariantWait0);
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9) && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)),
+               "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters) or 4, 5, 8, 9 plus %d (wait_group 0), got %d",
+               kVariantCluster, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
     if (v >= 3 && inter % 256 != 0) v = 1;
@@ -191,22 +188,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     ep.sorted_pair = sorted_pair;
     ep.part = part;
     auto st = static_cast<cudaStream_t>(stream);
-    if (tg && (v == 8 || v == 9) && !misaligned(dy)) {
-      // dy [T, H] as a 3-D map [1][T][H] read in 1 x 64 boxes: one gathered row a box.
-      const CUtensorMap ta = make_tmap_bf16_3d(dy, hidden, num_tokens, 1, 64, 1);
-      if (v == 8 && w0)
-        launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPairTma, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st,
-                                                                                              ta);
-      else if (v == 9 && w0)
-        launch_grouped_gemm<DhEpiWarps2W0, AMode::kGatherPairTma, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows,
-                                                                                               st, ta);
-      else if (v == 8)
-        launch_grouped_gemm<DhEpiWarps, AMode::kGatherPairTma, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st,
-                                                                                            ta);
-      else
-        launch_grouped_gemm<DhEpiWarps2, AMode::kGatherPairTma, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st,
-                                                                                             ta);
-    } else if (v == 2)
+    if (v == 2)
       launch_grouped_gemm<DhPP, AMode::kGatherPair, EpiSwiGLUBwd<128, 2, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3 && mc)
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);

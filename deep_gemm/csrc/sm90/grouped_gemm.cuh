@@ -31,7 +31,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
-    if constexpr (AM == AMode::kContiguousTma || AM == AMode::kGatherPairTma) prefetch_tma_map(&tmap_a);
+    if constexpr (AM == AMode::kContiguousTma) prefetch_tma_map(&tmap_a);
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&full[s], full_arrivals<Cfg, AM>());
       mbar_init(&empty[s], Cfg::kConsumerArrivals);  // one arrival per consumer warp of a stage
@@ -55,10 +55,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
 #endif
     if constexpr (Cfg::kEpiWarps) {
       if (threadIdx.x < Cfg::kProducerThreads) {
-        if constexpr (AM == AMode::kGatherPairTma)
-          producer_loop_tma_gather<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
-        else
-          producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
       } else {  // epilogue warps: the consumers' tile sequence, one staged tile at a time
         const int total = sched.total_tiles();
         int j = 0;

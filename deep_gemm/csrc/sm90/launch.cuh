@@ -37,9 +37,6 @@ constexpr int kVariantCluster = 16;
 constexpr int kVariantWait0 = 32;
 // `variant | kVariantTmaStore` (staged epilogues that have it): full tiles leave by TMA tensor stores.
 constexpr int kVariantTmaStore = 64;
-// `variant | kVariantTmaGather` (dH 8 / 9): the gathered A rows arrive as per-row TMA boxes
-// (AMode::kGatherPairTma) instead of cp.async.
-constexpr int kVariantTmaGather = 128;
 
 // A 2-D bf16 tensor [rows][cols] (row stride ld elements) written in boxes of 64 rows x box_cols
 // columns, swizzled as StagedTile::stmatrix_boxes lays them out (64 columns: 128-byte swizzle, 32: 64-byte).

@@ -38,11 +38,6 @@ enum class AMode : int {
                        // no per-thread cp.async issue. Rows past the group's end are the next
                        // group's (or TMA's zero fill past the tensor): they only reach output rows
                        // that no epilogue stores.
-  kGatherPairTma = 3,  // ... index[p] / topk like kGatherPair, each row a TMA box of 1 x 64 (the tensor
-                       // map's 128-byte swizzle follows the shared-memory address, so a row lands where
-                       // the tile's layout wants it): the producer threads issue kBM / threads boxes a
-                       // k-block instead of 8 cp.async a row; rows past the group's end read row -1,
-                       // outside the tensor, which TMA fills with zeros.
 };
 
 
@@ -146,7 +141,7 @@ struct GemmConfig {
 // TMA thread alone when A comes by TMA too.
 template <class Cfg, AMode AM>
 __host__ __device__ constexpr uint32_t full_arrivals() {
-  return AM == AMode::kContiguousTma || AM == AMode::kGatherPairTma ? 1 : Cfg::kProducerThreads + 1;
+  return AM == AMode::kContiguousTma ? 1 : Cfg::kProducerThreads + 1;
 }
 
 // Everything the mainloop needs besides the B tensor map.
@@ -268,44 +263,6 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
       mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + Cfg::kBBytes);
       if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
       load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
-    }
-  }
-}
-
-// Producer with A rows gathered by per-row TMA boxes (AMode::kGatherPairTma): thread t issues rows
-// t + threads * i of every k-block; thread 0 also arms the full barrier with the stage's bytes and
-// issues B. (Boxes landing before the arming only drive the barrier's transaction count negative; its
-// phase cannot complete before thread 0's arrival.)
-template <class Cfg>
-__device__ __forceinline__ void producer_loop_tma_gather(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
-                                                         const CUtensorMap* tmap_b, const CUtensorMap* tmap_a,
-                                                         uint8_t* smem_a, uint8_t* smem_b, uint64_t* full,
-                                                         uint64_t* empty) {
-  constexpr int kRows = kBM / Cfg::kProducerThreads;
-  const int t = threadIdx.x;  // 0 .. kProducerThreads-1
-  const int k_blocks = p.k / kBK;
-  const int total = sched.total_tiles();
-  const uint32_t a_base = smem_u32(smem_a), b_base = smem_u32(smem_b);
-  uint32_t it = 0;
-  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
-    const TileCoord c = cta_tile<Cfg>(sched, unit);
-    int row[kRows];
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const int local = c.m_block * kBM + t + Cfg::kProducerThreads * i;
-      row[i] = local < c.rows ? __ldg(p.a_index + c.row_begin + local) / p.topk : -1;
-    }
-    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const uint32_t s = it % Cfg::kStages;
-      mbar_wait(&empty[s], ((it / Cfg::kStages) & 1) ^ 1);
-      if (t == 0) {
-        mbar_arrive_expect_tx(&full[s], Cfg::kABytes + Cfg::kBBytes);
-        load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
-      }
-#pragma unroll
-      for (int i = 0; i < kRows; ++i)
-        tma_load_3d(a_base + s * Cfg::kABytes + (t + Cfg::kProducerThreads * i) * 128, tmap_a, &full[s], kb * kBK,
-                    row[i], 0);
     }
   }
 }
