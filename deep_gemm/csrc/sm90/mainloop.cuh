@@ -285,20 +285,21 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   const uint32_t b_base = smem_u32(smem_b);
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
-    // This thread's piece of each of its rows, addressed once per tile. A row past the group's end
-    // copies the group's last row instead of zeros: it only reaches accumulator rows that no epilogue
-    // stores (as the next group's rows do with TMA-loaded A), and full 16-byte copies leave one 64-bit
-    // add a copy (the zero fill's src-size select and 64-bit index arithmetic took 6 instructions a copy,
-    // which bound dH's single gathering warp at 30B, session 8).
-    const __nv_bfloat16* src[kRows];
+    // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
+    // group's end read nothing and land as zeros.
+    int64_t src_off[kRows];
+    uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
-      const int local = min(c.m_block * kBM + r0 + kStride * i, c.rows - 1);
-      const int sp = c.row_begin + local;
-      int64_t row;
-      if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
-      else row = sp;
-      src[i] = p.a + row * p.lda + chunk * 8;
+      const int local = c.m_block * kBM + r0 + kStride * i;
+      int64_t row = 0;
+      if (local < c.rows) {
+        const int sp = c.row_begin + local;
+        if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
+        else row = sp;
+        valid_mask |= 1u << i;
+      }
+      src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
@@ -314,11 +315,10 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
-      const int64_t k_off = static_cast<int64_t>(kb) * kBK;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-        cp_async_16_full(a_dst + i * kStride * 128 + swz, src[i] + k_off);
+        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
