@@ -169,7 +169,7 @@ def test_cpu_and_odd_shapes_not_supported():
 @pytest.mark.parametrize("M,N", [(128, 128), (256, 384), (384, 256), (128, 512), (256, 256), (512, 256)])
 def test_small_shapes(gather_a, gather_b, M, N, rng):
     # empty, single row, not multiples of 64 or 128, exactly 128, one past 256; last chunks that end on,
-    # just past and just before a 16-row wgmma step (only the steps holding rows are multiplied)
+    # just past and just before a 16-row wgmma step
     counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143]
     run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=37)
 

@@ -178,7 +178,7 @@ __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int
 // False only for a cluster's second m-tile past its group's end.
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
 
-// Timing-diagnostic builds only (ci/diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
+// Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
 // consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
 // the producers' copies (each stage's full barrier completes with no bytes). Outputs are garbage; the
 // time says what the loads alone, or the MMAs and epilogue alone, cost.
@@ -338,9 +338,9 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if ((Cfg::kCluster || kDiagNoMma) && (kDiagNoMma || !has_rows)) {
-    // A cluster's m-tile past its group's end: nothing to compute; take each stage (its B half
-    // came from the peer) and hand it back to both CTAs.
+  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
+    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
+    // each stage (its B half came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
