@@ -28,8 +28,8 @@ using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
 // variant 4: cooperative 256 x 192 tiles, 3 stages (4 x 56 KiB do not fit next to the scheduler's
 // tables): the weight tile read once per 256 rows (see GemmConfig's Rows_); N need not divide by
 // 192 (the weight's TMA fills columns past N with zeros; the epilogue stores columns < N).
-template <BMode BM>
-using Cfg256 = GemmConfig<192, 3, BM, false, false, false, 0, false, 256>;
+template <BMode BM, bool W0 = false>
+using Cfg256 = GemmConfig<192, 3, BM, false, false, false, 0, W0, 256>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -88,6 +88,7 @@ void dispatch_variant(const CUtensorMap& tb, const MainloopParams& mp, const Gro
                       int64_t max_rows, bool a_tma, bool pp, bool staged, bool mc, bool w0, bool tma_out,
                       bool rows256, cudaStream_t s) {
   if (pp) dispatch_a<Cfg<true, BM>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (rows256 && w0) dispatch_a_tma_only<Cfg256<BM>, Cfg256<BM, true>>(tb, mp, g, ep, max_rows, a_tma, s);
   else if (rows256) dispatch_a<Cfg256<BM>>(tb, mp, g, ep, max_rows, a_tma, s);
   else if (staged && w0 && tma_out)
     dispatch_a_tma_only<CfgStaged<BM>, CfgStaged<BM, false, true>, true>(tb, mp, g, ep, max_rows, a_tma, s);
@@ -127,9 +128,9 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v >= 1 && v <= 4 && !(mc && (v == 2 || v == 4)) && !(w0 && (v == 2 || v == 4 || mc)) &&
+    PK_REQUIRE(v >= 1 && v <= 4 && !(mc && (v == 2 || v == 4)) && !(w0 && (v == 2 || mc)) &&
                    !(tma_out && (v != 3 || mc)),
-               "variant must be 0..4, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), or 3 (+ %d) plus "
+               "variant must be 0..4, or 1 or 3 plus %d (2-CTA clusters), or 1, 3 or 4 plus %d (wait_group 0), or 3 (+ %d) plus "
                "%d (TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantWait0, kVariantTmaStore, variant);
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base

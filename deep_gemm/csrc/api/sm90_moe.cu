@@ -38,6 +38,9 @@ using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, fa
 // variant 6: cooperative 256 x (gate 96 + up 96), 3 stages, SwiGLU stored from the registers: W13's
 // k-block read once per 256 rows (-31 % of GEMM 1's L2 -> SM bytes at 235B against 128 x 192).
 using Gemm1Coop256 = GemmConfig<192, 3, BMode::kKMajorSplit, false, false, false, 0, false, 256>;
+// 6 | kVariantWait0: the same releasing each stage after wgmma.wait_group 0 (with 3 stages and wait_group 1
+// the consumers hold two stages, leaving one for loads in flight).
+using Gemm1Coop256W0 = GemmConfig<192, 3, BMode::kKMajorSplit, false, false, false, 0, true, 256>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -126,7 +129,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && (v == 2 || v == 6)), "GEMM 1 variant %d has no 2-CTA cluster form", variant);
-    PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
+    PK_REQUIRE(!w0 || ((v == 4 || v == 6) && !mc), "GEMM 1 has wait_group 0 forms of variants 4 and 6 only (variant %d)",
+               variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
     // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
@@ -151,6 +155,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
           tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));
     else if (mc)
       launch_grouped_gemm<Gemm1CoopMC, AMode::kGatherPair, EpiSwiGLUFwd<256, 1>>(tb, mp, g, ep, rows, st);
+    else if (v == 6 && w0)
+      launch_grouped_gemm<Gemm1Coop256W0, AMode::kGatherPair, EpiSwiGLUFwd<192, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 6)
       launch_grouped_gemm<Gemm1Coop256, AMode::kGatherPair, EpiSwiGLUFwd<192, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 4)
