@@ -22,8 +22,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   uint8_t* smem_a = smem;
   uint8_t* smem_b = smem + Cfg::kStages * Cfg::kABytes;
   uint8_t* smem_c = smem_b + Cfg::kStages * Cfg::kBBytes;  // staging tile (kStoreBytes; 0 unless staged)
-  uint8_t* row_table = smem_c + Cfg::kStoreBytes;            // (kRowTableBytes; 0 unless 256-row tiles)
-  uint64_t* full = reinterpret_cast<uint64_t*>(row_table + Cfg::kRowTableBytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem_c + Cfg::kStoreBytes);
   uint64_t* empty = full + Cfg::kStages;
   uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
   uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
@@ -67,7 +66,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
     } else {
-      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, row_table);
+      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
     }
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG
@@ -81,7 +80,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
     for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : gridDim.x, ++j) {
       if (Cfg::kPingPong && (j & 1) != wg - 1) continue;
-      const TileCoord c = half_tile<Cfg>(cta_tile<Cfg>(sched, unit), wg - 1);  // (256 rows: this warpgroup's half)
+      const TileCoord c = cta_tile<Cfg>(sched, unit);
       typename Epi::Pre pre;
       Epi::prefetch(ep, c, wg - 1, pre);
       uint32_t it = static_cast<uint32_t>(j) * k_blocks;

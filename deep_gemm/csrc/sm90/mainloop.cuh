@@ -77,23 +77,15 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// Rows_ = 256 (cooperative only, plain epilogues): each consumer warpgroup computes 128 rows of a 256-row
-// tile (two m64 blocks, as in ping-pong), so a weight k-block read from L2 feeds twice the rows: a
-// 256 x 192 tile reads (32 + 24) KiB a k-block where two 128 x 192 tiles read 2 x (16 + 24). Its
-// epilogue sees each warpgroup's half as a 128-row tile of the ping-pong layout (half_tile below).
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, int Rows_ = 128>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
-  static constexpr int kRows = Rows_;  // rows of a CTA tile
-  static_assert(Rows_ == 128 || (Rows_ == 256 && !PingPong_ && !StagedStore_ && !Cluster_ && EpiWarps_ == 0),
-                "256-row tiles are written for the plain cooperative layout");
   static constexpr int kStages = Stages_;
   static constexpr BMode kBMode = BMODE_;
   static constexpr bool kBMN = BMODE_ == BMode::kMNMajor;
   static constexpr bool kPingPong = PingPong_;
-  static constexpr int kWgRows = kPingPong ? 128 : kRows / 2;  // rows of the tile one warpgroup computes
+  static constexpr int kWgRows = kPingPong ? 128 : 64;  // rows of the tile one warpgroup computes
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
   static constexpr bool kCluster = Cluster_;
   static constexpr bool kWait0 = Wait0_;
@@ -117,7 +109,7 @@ struct GemmConfig {
                          cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
   using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
 
-  static constexpr int kABytes = kRows * kBK * 2;  // 16 or 32 KiB
+  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStagedStore = StagedStore_;
@@ -134,16 +126,17 @@ struct GemmConfig {
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
   static constexpr bool kSetMaxNReg = !kEpiWarps;
-  // (256-row tiles: 192 accumulators a consumer thread at BN = 192; 56 + 2 x 224 = 504.)
-  static constexpr int kProducerRegs = kRows == 256 ? 56 : 72;
-  static constexpr int kConsumerRegs = kRows == 256 ? 224 : 216;
+  // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
+  // takes 56 / 224 (the 8-row gather fits 56 registers without spilling; 224 leaves 32 next to them).
+  static constexpr int kAccRegs = kWgRows * BN / 128;
+  static_assert(kAccRegs <= 192, "accumulators a consumer thread");
+  static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
+  static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
-  // 256-row tiles: each gathering thread keeps its 16 row indices in shared memory (producer_loop).
-  static constexpr int kRowTableBytes = kRows == 256 ? kProducerThreads * 16 * 4 : 0;
-  static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes + kRowTableBytes +
+  static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
                                     (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
@@ -179,22 +172,15 @@ __device__ __forceinline__ int unit_step() {
   else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
 }
 template <class Cfg>
-using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : Cfg::kRows>;
+using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM>;
 template <class Cfg>
 __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int unit) {
   TileCoord c = sched.coord(unit);
   if constexpr (Cfg::kCluster) c.m_block = 2 * c.m_block + static_cast<int>(cluster_ctarank());
   return c;
 }
-// False only for a cluster's second m-tile past its group's end (or a 256-row tile's second half).
+// False only for a cluster's second m-tile past its group's end.
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
-// Consumer warpgroup wg's 128-row half of a 256-row tile, as the 128-row tile an MI = 2 epilogue
-// expects (rows m_block * 128 + 64m + ...); other configs: the tile itself.
-template <class Cfg>
-__device__ __forceinline__ TileCoord half_tile(TileCoord c, int wg) {
-  if constexpr (Cfg::kRows == 256) c.m_block = 2 * c.m_block + wg;
-  return c;
-}
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
 // consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
@@ -269,7 +255,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
   uint32_t it = 0;
   for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
-    const int row0 = c.row_begin + c.m_block * Cfg::kRows;
+    const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
@@ -288,13 +274,11 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
 template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
-                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty,
-                                              uint8_t* row_table = nullptr) {
+                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
-  // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each (16 at 256-row tiles);
-  // one warp: 32 rows each.
+  // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
-  constexpr int kRows = Cfg::kRows / kStride;
+  constexpr int kRows = kBM / kStride;
   const int t = threadIdx.x;  // 0 .. kProducerThreads-1
   const int chunk = t & 7;
   const int r0 = t >> 3;      // rows r0 + kStride i
@@ -307,17 +291,11 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
-    // 256-row tiles: 16 rows a thread do not fit the producer's registers (held as 64-bit offsets
-    // or even as 32-bit indices, ptxas spilled them): the thread writes its row indices into its own
-    // slice of the row table (entry i at [i / 4][t][i % 4]: one conflict-free 16-byte load per 4 rows)
-    // and reads them back at every k-block. Only this thread touches its slice: no barrier.
-    constexpr bool kRowIdx = Cfg::kRows == 256;
-    const uint32_t table = smem_u32(row_table) + t * 16;
-    int64_t src_off[kRowIdx ? 1 : kRows];
+    int64_t src_off[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
-      const int local = c.m_block * Cfg::kRows + r0 + kStride * i;
+      const int local = c.m_block * kBM + r0 + kStride * i;
       int64_t row = 0;
       if (local < c.rows) {
         const int sp = c.row_begin + local;
@@ -325,12 +303,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         else row = sp;
         valid_mask |= 1u << i;
       }
-      if constexpr (kRowIdx) {
-        asm volatile("st.shared.u32 [%0], %1;" ::"r"(table + (i / 4) * Cfg::kProducerThreads * 16 + (i % 4) * 4),
-                     "r"(static_cast<uint32_t>(row)) : "memory");
-      } else {
-        src_off[i] = row * p.lda + chunk * 8;
-      }
+      src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
@@ -346,27 +319,10 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
-      if constexpr (kRowIdx) {
-        const __nv_bfloat16* a_k = p.a + chunk * 8 + kb * kBK;
-        const uint32_t lda = static_cast<uint32_t>(p.lda);  // (< 2^31, checked at launch)
 #pragma unroll
-        for (int q = 0; q < kRows / 4; ++q) {
-          const uint4 r4 = ld_shared_v4(table + q * Cfg::kProducerThreads * 16);
-          const uint32_t rr[4] = {r4.x, r4.y, r4.z, r4.w};
-#pragma unroll
-          for (int u = 0; u < 4; ++u) {
-            const int i = 4 * q + u;
-            const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-            cp_async_16(a_dst + i * kStride * 128 + swz, a_k + static_cast<uint64_t>(rr[u]) * lda,
-                        ((valid_mask >> i) & 1u) * 16u);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < kRows; ++i) {
-          const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-          cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
-        }
+      for (int i = 0; i < kRows; ++i) {
+        const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
+        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
@@ -386,10 +342,9 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if (kDiagNoMma || ((Cfg::kCluster || Cfg::kRows == 256) && !has_rows)) {
-    // A cluster's m-tile or a 256-row tile's half past its group's end (or a no-MMA diagnostic build):
-    // nothing to compute (the accumulator keeps stale values no epilogue stores: zeroing it here makes
-    // ptxas serialize every wgmma of the kernel); take each stage and hand it back (to both CTAs).
+  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
+    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
+    // each stage (its B half came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
@@ -403,7 +358,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
-                                                     (Cfg::kPingPong ? 0 : wg * Cfg::kWgRows * kBK * 2));
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
