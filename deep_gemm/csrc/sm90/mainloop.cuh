@@ -346,6 +346,8 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
       if (lane == 0) release_stage<Cfg>(&empty[s]);
     }
+    // (Ping-pong, no-MMA build: the other warpgroup waits for this turn.)
+    if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
     return;
   }
   uint32_t prev = 0;
