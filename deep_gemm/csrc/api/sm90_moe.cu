@@ -125,8 +125,10 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
-    // staged z rows are bulk copies of 16-byte pieces: z must be 16-byte aligned (I % 128 == 0 above)
-    if (v == 4 && reinterpret_cast<uintptr_t>(z) % 16 != 0) v = 1;
+    // z and h leave in 16-byte pieces (bulk copies, TMA or 16-byte stores): their rows are 16-byte aligned
+    // (I % 128 == 0 above) when their bases are
+    PK_REQUIRE(reinterpret_cast<uintptr_t>(z) % 16 == 0 && reinterpret_cast<uintptr_t>(h) % 16 == 0,
+               "z and h must be 16-byte aligned");
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
     const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile

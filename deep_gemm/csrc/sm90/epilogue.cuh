@@ -35,6 +35,27 @@ __device__ __forceinline__ void store_bf16x2(__nv_bfloat16* p, float a, float b)
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
+// The four lanes of a quad hold one accumulator row: lane q's w[s] is the bf16 pair at columns 8(4t + s) + 2q.
+// Afterwards lane q's w[p] is lane p's pair of block 4t + q, i.e. lane q holds columns 8(4t + q) .. +7 of the
+// row, 16 contiguous bytes: one 16-byte store instead of four 4-byte ones (4-byte stores from the registers,
+// half an L2 sector each, slowed the operand loads of every SM: session 9, run 8). Two xor exchanges (lane
+// bit 0 with slot bit 0, then bit 1 with bit 1). Every lane of the warp must take part.
+__device__ __forceinline__ void quad_transpose(uint32_t (&w)[4]) {
+  const int q = threadIdx.x & 3;
+#pragma unroll
+  for (int s1 = 0; s1 < 2; ++s1) {
+    const uint32_t recv = __shfl_xor_sync(0xffffffffu, (q & 1) ? w[2 * s1] : w[2 * s1 + 1], 1);
+    if (q & 1) w[2 * s1] = recv;
+    else w[2 * s1 + 1] = recv;
+  }
+#pragma unroll
+  for (int s0 = 0; s0 < 2; ++s0) {
+    const uint32_t recv = __shfl_xor_sync(0xffffffffu, (q & 2) ? w[s0] : w[2 + s0], 2);
+    if (q & 2) w[s0] = recv;
+    else w[2 + s0] = recv;
+  }
+}
+
 // Row of the group (0-based) held in accumulator block m, half r, for this thread.
 template <int MI>
 __device__ __forceinline__ int local_row(const TileCoord& c, int wg, int m, int r) {
@@ -286,7 +307,8 @@ __device__ __forceinline__ float swiglu_h(float g, float u, float cl) {
 // through the staging buffer (the accumulator tile is exactly [g | u]); thread i of the warpgroup
 // copies half i/64 (g or u, BN bytes) of staging row i%64 to z[row, n0..] or z[row, I + n0..]; h (a
 // third of the bytes; no room for a second staging tile next to 4 pipeline stages) is still written
-// from registers, computed from the same bf16-rounded g, u as EpiSwiGLUFwd.
+// from registers, computed from the same bf16-rounded g, u as EpiSwiGLUFwd, as 16-byte pieces after a quad
+// transpose (h 16-byte aligned: checked on the host).
 // kTmaStore: a tile whose 128 rows all lie in its group stores z instead as BN/32 boxes of 64 rows x
 // 32 columns a warpgroup (64-byte swizzle; out_map: z as [rows, 2I]) by one thread's TMA stores.
 template <int BN, bool kTmaStore = false>
@@ -333,20 +355,27 @@ struct EpiSwiGLUFwdStaged {
     const int n0 = c.n_block * H;
     const int lane = threadIdx.x % 32;
     const float cl = e.clamp;
+    static_assert(H % 32 == 0, "h leaves in 16-byte pieces of quad-transposed groups of 4 column blocks");
     auto h_rows = [&](auto clamp) {
       constexpr bool kClamp = decltype(clamp)::value;
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
+        // (rows past the group's end compute too: the whole warp takes part in the transposes)
         const int local = local_row<1>(c, wg, 0, r);
-        if (local >= c.rows) continue;
-        __nv_bfloat16* hrow = e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2;
+        __nv_bfloat16* hrow = e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0;
 #pragma unroll
-        for (int j = 0; j < H / 8; ++j) {
-          const int col = n0 + 8 * j + 2 * (lane % 4);
-          const int vg = 4 * j + 2 * r, vu = vg + 4 * (H / 8);
-          const float2 g = __bfloat1622float2(__floats2bfloat162_rn(acc(vg), acc(vg + 1)));
-          const float2 u = __bfloat1622float2(__floats2bfloat162_rn(acc(vu), acc(vu + 1)));
-          store_bf16x2(hrow + col, swiglu_h<kClamp>(g.x, u.x, cl), swiglu_h<kClamp>(g.y, u.y, cl));
+        for (int t = 0; t < H / 32; ++t) {
+          uint32_t w[4];
+#pragma unroll
+          for (int s = 0; s < 4; ++s) {
+            const int vg = 4 * (4 * t + s) + 2 * r, vu = vg + 4 * (H / 8);
+            const float2 g = __bfloat1622float2(__floats2bfloat162_rn(acc(vg), acc(vg + 1)));
+            const float2 u = __bfloat1622float2(__floats2bfloat162_rn(acc(vu), acc(vu + 1)));
+            w[s] = pack_bf16x2(swiglu_h<kClamp>(g.x, u.x, cl), swiglu_h<kClamp>(g.y, u.y, cl));
+          }
+          quad_transpose(w);
+          if (local < c.rows)
+            *reinterpret_cast<uint4*>(hrow + 8 * (4 * t + lane % 4)) = make_uint4(w[0], w[1], w[2], w[3]);
         }
       }
     };
@@ -358,7 +387,8 @@ struct EpiSwiGLUFwdStaged {
 
 // GEMM 1 forward: the tile's first BN/2 columns are gate columns n0.., the last BN/2 the matching
 // up columns (n0 = n_block*BN/2). Writes z = [g | u] (bf16) and h = silu(min(g,c)) * clamp(u,-c,c)
-// computed from the bf16-rounded g, u (what the backward will reload).
+// computed from the bf16-rounded g, u (what the backward will reload). Each row leaves in 16-byte
+// pieces after quad transposes (z and h 16-byte aligned: checked on the host).
 template <int BN, int MI>
 struct EpiSwiGLUFwd {
   using Pre = NoPre;
@@ -367,27 +397,38 @@ struct EpiSwiGLUFwd {
   __device__ __forceinline__ static void apply(const EpilogueParams& e, const TileCoord& c, int wg,
                                                const Accum& acc, const Pre&) {
     constexpr int H = BN / 2;
+    static_assert(H % 32 == 0, "rows leave in 16-byte pieces of quad-transposed groups of 4 column blocks");
     const int lane = threadIdx.x % 32;
     const float cl = e.clamp;
 #pragma unroll
     for (int m = 0; m < MI; ++m)
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
+        // (rows past the group's end compute too: the whole warp takes part in the transposes)
         const int local = local_row<MI>(c, wg, m, r);
-        if (local >= c.rows) continue;
         const int64_t row = c.row_begin + local;
-        __nv_bfloat16* zrow = e.out + row * e.ld_out;
-        __nv_bfloat16* hrow = e.out2 + row * e.ld_out2;
+        __nv_bfloat16* zrow = e.out + row * e.ld_out + c.n_block * H;
+        __nv_bfloat16* hrow = e.out2 + row * e.ld_out2 + c.n_block * H;
 #pragma unroll
-        for (int j = 0; j < H / 8; ++j) {
-          const int col = c.n_block * H + 8 * j + 2 * (lane % 4);
-          const int vg = m * (BN / 2) + 4 * j + 2 * r, vu = vg + 4 * (H / 8);
-          const __nv_bfloat162 g2 = __floats2bfloat162_rn(acc(vg), acc(vg + 1));
-          const __nv_bfloat162 u2 = __floats2bfloat162_rn(acc(vu), acc(vu + 1));
-          *reinterpret_cast<__nv_bfloat162*>(zrow + col) = g2;
-          *reinterpret_cast<__nv_bfloat162*>(zrow + e.inter + col) = u2;
-          const float2 g = __bfloat1622float2(g2), u = __bfloat1622float2(u2);
-          store_bf16x2(hrow + col, swiglu_h<true>(g.x, u.x, cl), swiglu_h<true>(g.y, u.y, cl));
+        for (int t = 0; t < H / 32; ++t) {
+          uint32_t g4[4], u4[4], h4[4];
+#pragma unroll
+          for (int s = 0; s < 4; ++s) {
+            const int vg = m * (BN / 2) + 4 * (4 * t + s) + 2 * r, vu = vg + 4 * (H / 8);
+            g4[s] = pack_bf16x2(acc(vg), acc(vg + 1));
+            u4[s] = pack_bf16x2(acc(vu), acc(vu + 1));
+            const float2 g = unpack_bf16x2(g4[s]), u = unpack_bf16x2(u4[s]);
+            h4[s] = pack_bf16x2(swiglu_h<true>(g.x, u.x, cl), swiglu_h<true>(g.y, u.y, cl));
+          }
+          quad_transpose(g4);
+          quad_transpose(u4);
+          quad_transpose(h4);
+          if (local < c.rows) {
+            const int col = 8 * (4 * t + lane % 4);
+            *reinterpret_cast<uint4*>(zrow + col) = make_uint4(g4[0], g4[1], g4[2], g4[3]);
+            *reinterpret_cast<uint4*>(zrow + e.inter + col) = make_uint4(u4[0], u4[1], u4[2], u4[3]);
+            *reinterpret_cast<uint4*>(hrow + col) = make_uint4(h4[0], h4[1], h4[2], h4[3]);
+          }
         }
       }
   }
