@@ -126,12 +126,8 @@ struct GemmConfig {
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
   static constexpr bool kSetMaxNReg = !kEpiWarps;
-  // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
-  // takes 56 / 224 (the 8-row gather fits 56 registers, spilling 20 B per tile, none in the k-loop).
-  static constexpr int kAccRegs = kWgRows * BN / 128;
-  static_assert(kAccRegs <= 192, "accumulators a consumer thread");
-  static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
-  static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
+  static constexpr int kProducerRegs = 72;
+  static constexpr int kConsumerRegs = 216;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
