@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # Builds (on the dev machine) the timing-diagnostic sm90 libraries next to the normal one, from the
-# working tree: .device/diag_nomma (PK_SM90_DIAG_NO_MMA: the m-grouped kernels without their wgmma) and
-# .device/diag_noload (PK_SM90_DIAG_NO_LOADS: without their operand copies); see csrc/sm90/mainloop.cuh.
+# working tree: .device/diag_nomma (PK_SM90_DIAG_NO_MMA: the m-grouped kernels without their wgmma),
+# .device/diag_noload (PK_SM90_DIAG_NO_LOADS: without their operand copies; see csrc/sm90/mainloop.cuh) and
+# .device/diag_nostore (PK_SM90_DIAG_NO_STORES: without the epilogues' stores from registers; epilogue.cuh).
 # Their outputs are garbage: time them only (benchmarks/interleaved.py with PK_LIBRARY_PATH set to
 # .device/diag_*/build/final), against the normal library, to see what bounds each kernel.
+#   PYTHON=/path/to/python bash ci/build_diag_libraries.sh [KIND ...]   (KIND: nomma noload nostore; default all)
 set -eu
 cd "$(git rev-parse --show-toplevel)"
-for kind in nomma:PK_SM90_DIAG_NO_MMA noload:PK_SM90_DIAG_NO_LOADS; do
-  dir=.device/diag_${kind%%:*}
+declare -A flag=([nomma]=PK_SM90_DIAG_NO_MMA [noload]=PK_SM90_DIAG_NO_LOADS [nostore]=PK_SM90_DIAG_NO_STORES)
+kinds=("$@")
+[ ${#kinds[@]} -eq 0 ] && kinds=(nomma noload nostore)
+for k in "${kinds[@]}"; do
+  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (nomma, noload, nostore)" >&2; exit 2; }
+done
+for k in "${kinds[@]}"; do
+  dir=.device/diag_$k
   rm -rf "$dir" && mkdir -p "$dir"
   git ls-files -co --exclude-standard | tar -cf - -T - | tar -x -C "$dir"
   (cd "$dir" && cmake -G Ninja -S . -B build/final -DPython_EXECUTABLE="${PYTHON:-python3}" -DPK_ARCHS=90a \
-     -DPK_NVCC_FLAGS="-D${kind#*:}" > build.log && ninja -C build/final >> build.log)
+     -DPK_NVCC_FLAGS="-D${flag[$k]}" > build.log && ninja -C build/final >> build.log)
   echo "$dir/build/final"
 done

@@ -31,6 +31,16 @@ struct EpilogueParams {
 
 struct NoPre {};
 
+// Timing-diagnostic builds only (ci/build_diag_libraries.sh, next to mainloop.cuh's PK_SM90_DIAG_NO_MMA /
+// _NO_LOADS; never in a wheel): PK_SM90_DIAG_NO_STORES drops every store issued from the registers
+// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h), so that the time says what those stores cost
+// (session 9, run 8: the ping-pong GEMM 1's 4-byte stores slowed every SM's operand loads).
+#ifdef PK_SM90_DIAG_NO_STORES
+constexpr bool kDiagNoStores = true;
+#else
+constexpr bool kDiagNoStores = false;
+#endif
+
 __device__ __forceinline__ void store_bf16x2(__nv_bfloat16* p, float a, float b) {
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
@@ -85,7 +95,7 @@ struct EpiStoreBf16 {
         for (int j = 0; j < BN / 8; ++j) {
           const int col = c.n_block * BN + 8 * j + 2 * (lane % 4);
           const int v = m * (BN / 2) + 4 * j + 2 * r;
-          if (col < e.n_out) store_bf16x2(row + col, acc(v), acc(v + 1));
+          if (col < e.n_out && !kDiagNoStores) store_bf16x2(row + col, acc(v), acc(v + 1));
         }
       }
   }
@@ -374,7 +384,7 @@ struct EpiSwiGLUFwdStaged {
             w[s] = pack_bf16x2(swiglu_h<kClamp>(g.x, u.x, cl), swiglu_h<kClamp>(g.y, u.y, cl));
           }
           quad_transpose(w);
-          if (local < c.rows)
+          if (local < c.rows && !kDiagNoStores)
             *reinterpret_cast<uint4*>(hrow + 8 * (4 * t + lane % 4)) = make_uint4(w[0], w[1], w[2], w[3]);
         }
       }
@@ -423,7 +433,7 @@ struct EpiSwiGLUFwd {
           quad_transpose(g4);
           quad_transpose(u4);
           quad_transpose(h4);
-          if (local < c.rows) {
+          if (local < c.rows && !kDiagNoStores) {
             const int col = 8 * (4 * t + lane % 4);
             *reinterpret_cast<uint4*>(zrow + col) = make_uint4(g4[0], g4[1], g4[2], g4[3]);
             *reinterpret_cast<uint4*>(zrow + e.inter + col) = make_uint4(u4[0], u4[1], u4[2], u4[3]);
