@@ -312,6 +312,12 @@ template <bool kClamp>
 __device__ __forceinline__ float swiglu_h(float g, float u, float cl) {
   return kClamp ? silu_f(fminf(g, cl)) * fminf(fmaxf(u, -cl), cl) : silu_f(g) * u;
 }
+// The bf16 pair of h from the bf16 pairs of g and u (z as stored: what the backward reloads).
+template <bool kClamp>
+__device__ __forceinline__ uint32_t swiglu_h_pair(uint32_t g2, uint32_t u2, float cl) {
+  const float2 g = unpack_bf16x2(g2), u = unpack_bf16x2(u2);
+  return pack_bf16x2(swiglu_h<kClamp>(g.x, u.x, cl), swiglu_h<kClamp>(g.y, u.y, cl));
+}
 
 // GEMM 1 forward, staged (cooperative, BN = gate BN/2 | up BN/2; used with BN = 192): z = [g | u] goes
 // through the staging buffer (the accumulator tile is exactly [g | u]); thread i of the warpgroup
@@ -379,9 +385,7 @@ struct EpiSwiGLUFwdStaged {
 #pragma unroll
           for (int s = 0; s < 4; ++s) {
             const int vg = 4 * (4 * t + s) + 2 * r, vu = vg + 4 * (H / 8);
-            const float2 g = __bfloat1622float2(__floats2bfloat162_rn(acc(vg), acc(vg + 1)));
-            const float2 u = __bfloat1622float2(__floats2bfloat162_rn(acc(vu), acc(vu + 1)));
-            w[s] = pack_bf16x2(swiglu_h<kClamp>(g.x, u.x, cl), swiglu_h<kClamp>(g.y, u.y, cl));
+            w[s] = swiglu_h_pair<kClamp>(pack_bf16x2(acc(vg), acc(vg + 1)), pack_bf16x2(acc(vu), acc(vu + 1)), cl);
           }
           quad_transpose(w);
           if (local < c.rows && !kDiagNoStores)
@@ -427,8 +431,7 @@ struct EpiSwiGLUFwd {
             const int vg = m * (BN / 2) + 4 * (4 * t + s) + 2 * r, vu = vg + 4 * (H / 8);
             g4[s] = pack_bf16x2(acc(vg), acc(vg + 1));
             u4[s] = pack_bf16x2(acc(vu), acc(vu + 1));
-            const float2 g = unpack_bf16x2(g4[s]), u = unpack_bf16x2(u4[s]);
-            h4[s] = pack_bf16x2(swiglu_h<true>(g.x, u.x, cl), swiglu_h<true>(g.y, u.y, cl));
+            h4[s] = swiglu_h_pair<true>(g4[s], u4[s], cl);
           }
           quad_transpose(g4);
           quad_transpose(u4);
