@@ -22,9 +22,9 @@ def _rand(*shape, gen, scale=1.0):
 
 # Kernel variants the correctness cases run under (PK_SM90_VARIANT_GEMM): "0" = the library default,
 # "1" = cooperative 128 x 256, "2" = ping-pong 128 x 128, "3" = cooperative with the staged (shared
-# memory + bulk copy) epilogue.
+# memory + bulk copy) epilogue, "4" = ping-pong 128 x 192 staged per warp (192 accumulators a thread).
 # + 16: 2-CTA clusters multicasting B; + 32: wait_group 0; 3 + 64: full tiles stored by TMA
-VARIANTS = ["0", "1", "2", "3", "17", "19", "33", "35", "67", "99"]
+VARIANTS = ["0", "1", "2", "3", "4", "17", "19", "33", "35", "67", "99"]
 
 
 @pytest.fixture(params=VARIANTS, ids=lambda v: f"variant{v}")

@@ -15,7 +15,8 @@ using namespace pk::sm90;
 namespace {
 // variant: 0 = default, 1 = cooperative 128 x 256 (2 warpgroups on one tile), 2 = ping-pong 128 x 128,
 // 3 = cooperative 128 x 256 with the staged epilogue (smem + bulk-copy store overlapping the next
-// tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile).
+// tile's MMAs; 3 pipeline stages instead of 4 to make room for the 66 KiB staging tile), 4 = ping-pong
+// 128 x 192 staged per warp (CfgPP192).
 // variant | kVariantCluster (1 or 3 only): the same with 2-CTA clusters multicasting B.
 // variant | kVariantWait0 (1 or 3, contiguous A by TMA only; otherwise the plain form): the same
 // releasing each stage after wgmma.wait_group 0. 3 | kVariantTmaStore (also with kVariantWait0; the
@@ -24,6 +25,11 @@ template <bool PP, BMode BM, bool MC = false, bool W0 = false>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC, 0, W0>;
 template <BMode BM, bool MC = false, bool W0 = false>
 using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
+// variant 4: ping-pong 128 x 192, 4 stages, stored through per-warp staging rows (EpiStoreBf16WarpStaged;
+// N need not divide by 192: the weight's TMA fills columns past N with zeros, the epilogue stores
+// columns < N). Without the staging (register stores) it lost 10-26 % (session 9, run 5).
+template <BMode BM>
+using CfgPP192 = GemmConfig<192, 4, BM, true, true>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -45,7 +51,9 @@ inline int default_variant(bool b_mn_major, const int* a_index) {
 template <class C>
 void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
                 int64_t max_rows, bool a_tma, cudaStream_t s) {
-  using E = std::conditional_t<C::kStagedStore, EpiStoreBf16Staged<C::BN>, EpiStoreBf16<C::BN, C::kMI>>;
+  using E = std::conditional_t<
+      C::kStagedStore, std::conditional_t<C::kPingPong, EpiStoreBf16WarpStaged<C::BN>, EpiStoreBf16Staged<C::BN>>,
+      EpiStoreBf16<C::BN, C::kMI>>;
   if (mp.a_index != nullptr) {
     launch_grouped_gemm<C, AMode::kGatherPair, E>(tb, mp, g, ep, max_rows, s);
   } else if (a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 && max_rows > 0) {
@@ -80,8 +88,9 @@ void dispatch_a_tma_only(const CUtensorMap& tb, const MainloopParams& mp, const 
 template <BMode BM>
 void dispatch_variant(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo& g, const EpilogueParams& ep,
                       int64_t max_rows, bool a_tma, bool pp, bool staged, bool mc, bool w0, bool tma_out,
-                      cudaStream_t s) {
+                      bool pp192, cudaStream_t s) {
   if (pp) dispatch_a<Cfg<true, BM>>(tb, mp, g, ep, max_rows, a_tma, s);
+  else if (pp192) dispatch_a<CfgPP192<BM>>(tb, mp, g, ep, max_rows, a_tma, s);
   else if (staged && w0 && tma_out)
     dispatch_a_tma_only<CfgStaged<BM>, CfgStaged<BM, false, true>, true>(tb, mp, g, ep, max_rows, a_tma, s);
   else if (staged && tma_out)
@@ -120,16 +129,18 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v >= 1 && v <= 3 && !(mc && v == 2) && !(w0 && (v == 2 || mc)) && !(tma_out && (v != 3 || mc)),
-               "variant must be 0..3, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), or 3 (+ %d) plus "
+    PK_REQUIRE(v >= 1 && v <= 4 && !(mc && (v == 2 || v == 4)) && !(w0 && (v == 2 || v == 4 || mc)) &&
+                   !(tma_out && (v != 3 || mc)),
+               "variant must be 0..4, or 1 or 3 plus %d (2-CTA clusters) or plus %d (wait_group 0), or 3 (+ %d) plus "
                "%d (TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantWait0, kVariantTmaStore, variant);
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
-    if (v == 3 && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
+    if ((v == 3 || v == 4) && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
     const bool pp = v == 2;
     const bool staged = v == 3;
-    const int bn = pp ? 128 : 256;
+    const bool pp192 = v == 4;
+    const int bn = pp ? 128 : pp192 ? 192 : 256;
     MainloopParams mp{static_cast<const __nv_bfloat16*>(a), lda, a_index, topk > 0 ? topk : 1, k, n, 0,
                       (n + bn - 1) / bn};
     EpilogueParams ep{};
@@ -141,11 +152,11 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     if (b_mn_major) {
       PK_REQUIRE(n % 64 == 0, "MN-major B needs N a multiple of 64, got %d", n);
       dispatch_variant<BMode::kMNMajor>(make_tmap_bf16_3d(b, n, k, num_groups, 64, 64), mp, g, ep, max_rows,
-                                        a_tma != 0, pp, staged, mc, w0, tma_out, s);
+                                        a_tma != 0, pp, staged, mc, w0, tma_out, pp192, s);
     } else {
       // with a cluster each CTA loads half of the B rows: a box of bn / 2
       dispatch_variant<BMode::kKMajor>(make_tmap_bf16_3d(b, k, n, num_groups, 64, mc ? bn / 2 : bn), mp, g, ep,
-                                       max_rows, a_tma != 0, pp, staged, mc, w0, tma_out, s);
+                                       max_rows, a_tma != 0, pp, staged, mc, w0, tma_out, pp192, s);
     }
   });
 }

@@ -306,6 +306,84 @@ struct EpiStoreBf16Staged {
   }
 };
 
+// Staging per warp for the ping-pong 128 x BN forms (MI = 2): warp w of consumer warpgroup g owns 16 rows
+// of the staging tile (pitch BN*2 + 16 bytes: the cooperative tile's 128 rows cut in 8) and passes its
+// 32 rows of a tile (tile rows 64m + 16w .. +15 of accumulator blocks m = 0, 1) through them a block at a
+// time: acquire (every lane's earlier bulk copies have read the buffer), stmatrix, publish, then each
+// lane issues bulk copies of row pieces. The warp is the unit (no named barriers); the other warpgroup's
+// MMAs run meanwhile. Why: stores from the registers, even 16-byte ones, slowed every SM's operand loads
+// (session 9, runs 7-8: ping-pong 128 x 192 GEMM 1 1.09 ms at 30B without its stores, 1.46-1.88 with).
+template <int BN>
+struct WarpStage {
+  static constexpr int kRowBytes = BN * 2 + 16;
+  __device__ __forceinline__ static uint32_t buffer(uint8_t* smem_c, int wg) {
+    return smem_u32(smem_c) + (4 * wg + (threadIdx.x / 32) % 4) * 16 * kRowBytes;
+  }
+  __device__ __forceinline__ static void acquire() {
+    bulk_wait_read_all();
+    __syncwarp();
+  }
+  // 16 rows x kCols columns at byte col_bytes of each staging row, from pair(v) = the bf16 pair of values
+  // v, v + 1 of a 16-row fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column 8j + 2(lane%4) + c;
+  // the stmatrix x4 mapping of StagedTile::stmatrix_rows).
+  template <int kCols, class Pair>
+  __device__ __forceinline__ static void write(uint32_t buf, uint32_t col_bytes, Pair&& pair) {
+    const int lane = threadIdx.x % 32, q = lane / 8;
+    const uint32_t addr = buf + ((q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16 + col_bytes;
+#pragma unroll
+    for (int jj = 0; jj < kCols / 16; ++jj)
+      stmatrix_x4(addr + jj * 32, pair(8 * jj), pair(8 * jj + 2), pair(8 * jj + 4), pair(8 * jj + 6));
+  }
+  __device__ __forceinline__ static void publish() {
+    fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
+    __syncwarp();
+  }
+};
+
+// Plain store of a ping-pong 128 x BN tile staged per warp (WarpStage): for each block m, lane l copies
+// half l/16 of staging row l%16 (columns n0 + (l/16)*BN/2 .., clipped to n_out) to output row
+// out_rows[p] (or p), skipping rows past the group's end: the same rows and columns as EpiStoreBf16.
+template <int BN>
+struct EpiStoreBf16WarpStaged {
+  using Stage = WarpStage<BN>;
+  struct Pre {
+    int orow[2];  // output row of this lane's staging row in block m, -1 = not written
+  };
+  __device__ __forceinline__ static int local_row(const TileCoord& c, int m) {
+    return c.m_block * 128 + 64 * m + (threadIdx.x / 32) % 4 * 16 + threadIdx.x % 16;
+  }
+  __device__ __forceinline__ static void prefetch(const EpilogueParams& e, const TileCoord& c, int, Pre& pre) {
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+      const int local = local_row(c, m);
+      const int p = c.row_begin + local;
+      pre.orow[m] = local >= c.rows ? -1 : e.out_rows ? __ldg(e.out_rows + p) : p;
+    }
+  }
+  template <class Accum>
+  __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
+                                                      const Accum& acc, const Pre& pre, uint8_t* smem_c,
+                                                      const CUtensorMap*) {
+    const int lane = threadIdx.x % 32, half = lane / 16;
+    const uint32_t buf = Stage::buffer(smem_c, wg);
+    const int c0 = c.n_block * BN + half * (BN / 2);
+    const int cols = min(BN / 2, e.n_out - c0);
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+      Stage::acquire();
+      Stage::template write<BN>(buf, 0, [&](int v) {
+        return pack_bf16x2(acc(m * BN / 2 + v), acc(m * BN / 2 + v + 1));
+      });
+      Stage::publish();
+      if (pre.orow[m] >= 0 && cols > 0)
+        bulk_store_s2g(e.out + (int64_t)pre.orow[m] * e.ld_out + c0,
+                       buf + (lane % 16) * Stage::kRowBytes + half * BN, static_cast<uint32_t>(cols) * 2u);
+      bulk_commit();
+    }
+  }
+  __device__ __forceinline__ static void finish() { bulk_wait_all(); }
+};
+
 // h = silu(min(g, c)) * clamp(u, -c, c) of one element. kClamp = false: no clamp (c = +inf; the same
 // for every non-NaN input, three FMNMX fewer: GEMM 1's staged loop, session 7).
 template <bool kClamp>
@@ -395,6 +473,66 @@ struct EpiSwiGLUFwdStaged {
     };
     if (cl == INFINITY) h_rows(std::false_type{});
     else h_rows(std::true_type{});
+  }
+  __device__ __forceinline__ static void finish() { bulk_wait_all(); }
+};
+
+// GEMM 1 forward, ping-pong 128 x (gate BN/2 | up BN/2) staged per warp (WarpStage): z of block 0 (lane l
+// copies half l/16, g or u, of staging row l%16), then h of both blocks side by side in the staging rows
+// (lane l copies row l%16 of block l/16), then z of block 1. The same values as EpiSwiGLUFwdStaged.
+template <int BN>
+struct EpiSwiGLUFwdWarpStaged {
+  using Stage = WarpStage<BN>;
+  using Pre = NoPre;
+  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
+  template <class Accum>
+  __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
+                                                      const Accum& acc, const Pre&, uint8_t* smem_c,
+                                                      const CUtensorMap*) {
+    constexpr int H = BN / 2;
+    static_assert(H % 16 == 0 && 2 * H * 2 <= Stage::kRowBytes, "h of both blocks fits a staging row");
+    // z as bf16 pairs first (pair v/2 of block m at zp[m*H/2 + v/2]): h is computed from these, and the 192
+    // fp32 accumulators die here (kept live through the h math they spilled ~940 B a thread).
+    uint32_t zp[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) zp[i] = pack_bf16x2(acc(2 * i), acc(2 * i + 1));
+    const int lane = threadIdx.x % 32;
+    const uint32_t buf = Stage::buffer(smem_c, wg);
+    const int n0 = c.n_block * H;
+    const int local0 = c.m_block * 128 + (threadIdx.x / 32) % 4 * 16 + lane % 16;  // + 64m: lane's staging row
+    auto store_z = [&](auto mb) {
+      constexpr int m = decltype(mb)::value;
+      Stage::acquire();
+      Stage::template write<BN>(buf, 0, [&](int v) { return zp[m * H / 2 + v / 2]; });
+      Stage::publish();
+      const int local = local0 + 64 * m, half = lane / 16;  // half 0: gate columns, 1: up columns
+      if (local < c.rows)
+        bulk_store_s2g(e.out + (int64_t)(c.row_begin + local) * e.ld_out + half * e.inter + n0,
+                       buf + (lane % 16) * Stage::kRowBytes + half * H * 2, H * 2);
+      bulk_commit();
+    };
+    store_z(std::integral_constant<int, 0>{});
+    Stage::acquire();
+    auto h_blocks = [&](auto clamp) {
+      constexpr bool kClamp = decltype(clamp)::value;
+#pragma unroll
+      for (int m = 0; m < 2; ++m)
+        Stage::template write<H>(buf, m * H * 2, [&](int v) {
+          const int g = (m * H + v) / 2, u = g + H / 4;  // (up column 8j.. is value 4(j + H/8)..)
+          return swiglu_h_pair<kClamp>(zp[g], zp[u], e.clamp);
+        });
+    };
+    if (e.clamp == INFINITY) h_blocks(std::false_type{});
+    else h_blocks(std::true_type{});
+    Stage::publish();
+    {
+      const int m = lane / 16, local = local0 + 64 * m;
+      if (local < c.rows)
+        bulk_store_s2g(e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0,
+                       buf + (lane % 16) * Stage::kRowBytes + m * H * 2, H * 2);
+      bulk_commit();
+    }
+    store_z(std::integral_constant<int, 1>{});
   }
   __device__ __forceinline__ static void finish() { bulk_wait_all(); }
 };

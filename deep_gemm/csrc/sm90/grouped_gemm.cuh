@@ -84,6 +84,10 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       typename Epi::Pre pre;
       Epi::prefetch(ep, c, wg - 1, pre);
       uint32_t it = static_cast<uint32_t>(j) * k_blocks;
+      // 192 accumulators a thread: the first wgmma reads them (scale-d = 0 or not), so they would stay live
+      // through the epilogue; fresh zeros here end the old values at the epilogue's last read, freeing
+      // registers for its math (EpiSwiGLUFwdWarpStaged spilled ~940 B a thread without this).
+      if constexpr (Cfg::kAccRegs > 128) cute::clear(accum);
       if constexpr (Cfg::kPingPong) {
         // Start only after the other warpgroup's mainloop of tile j-1 is through: then every
         // earlier phase of the stages this tile waits on has completed, so the parity waits

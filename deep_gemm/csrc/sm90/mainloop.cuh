@@ -113,7 +113,8 @@ struct GemmConfig {
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStagedStore = StagedStore_;
-  static_assert(!(StagedStore_ && PingPong_), "the staged store is written for the cooperative layout");
+  // Staged ping-pong (128 x 192 only): the staging tile's 128 rows are cut into 16 per consumer warp
+  // (WarpStage in epilogue.cuh), each warp passing its 32 rows of a tile through them.
   static constexpr int kEpilogueWarps = EpiWarps_;  // warps 4-n..3 of warpgroup 0; 0 = none
   static constexpr bool kEpiWarps = EpiWarps_ > 0;
   static_assert(EpiWarps_ >= 0 && EpiWarps_ <= 3, "epilogue warps: 0..3 of warpgroup 0's four");
@@ -126,8 +127,12 @@ struct GemmConfig {
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
   static constexpr bool kSetMaxNReg = !kEpiWarps;
-  static constexpr int kProducerRegs = 72;
-  static constexpr int kConsumerRegs = 216;
+  // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
+  // takes 56 / 224 (the 8-row gather fits 56 registers).
+  static constexpr int kAccRegs = kWgRows * BN / 128;
+  static_assert(kAccRegs <= 192, "accumulators a consumer thread");
+  static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
+  static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
