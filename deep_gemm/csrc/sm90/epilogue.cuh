@@ -33,7 +33,7 @@ struct NoPre {};
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh, next to mainloop.cuh's PK_SM90_DIAG_NO_MMA /
 // _NO_LOADS; never in a wheel): PK_SM90_DIAG_NO_STORES drops every store issued from the registers
-// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h), so that the time says what those stores cost
+// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h) and the per-warp staged forms' bulk copies, so that the time says what those stores cost
 // (session 9, run 8: the ping-pong GEMM 1's 4-byte stores slowed every SM's operand loads).
 #ifdef PK_SM90_DIAG_NO_STORES
 constexpr bool kDiagNoStores = true;
@@ -375,7 +375,7 @@ struct EpiStoreBf16WarpStaged {
         return pack_bf16x2(acc(m * BN / 2 + v), acc(m * BN / 2 + v + 1));
       });
       Stage::publish();
-      if (pre.orow[m] >= 0 && cols > 0)
+      if (pre.orow[m] >= 0 && cols > 0 && !kDiagNoStores)
         bulk_store_s2g(e.out + (int64_t)pre.orow[m] * e.ld_out + c0,
                        buf + (lane % 16) * Stage::kRowBytes + half * BN, static_cast<uint32_t>(cols) * 2u);
       bulk_commit();
@@ -479,8 +479,9 @@ struct EpiSwiGLUFwdStaged {
 
 // GEMM 1 forward, ping-pong 128 x (gate BN/2 | up BN/2) staged per warp (WarpStage): z of block 0 (lane l
 // copies half l/16, g or u, of staging row l%16), then h of both blocks side by side in the staging rows
-// (lane l copies row l%16 of block l/16), then z of block 1. The same values as EpiSwiGLUFwdStaged.
-template <int BN>
+// (lane l copies row l%16 of block l/16; kHStaged = false: h from the registers as 16-byte pieces instead,
+// as EpiSwiGLUFwdStaged), then z of block 1. The same values as EpiSwiGLUFwdStaged.
+template <int BN, bool kHStaged = true>
 struct EpiSwiGLUFwdWarpStaged {
   using Stage = WarpStage<BN>;
   using Pre = NoPre;
@@ -506,31 +507,59 @@ struct EpiSwiGLUFwdWarpStaged {
       Stage::template write<BN>(buf, 0, [&](int v) { return zp[m * H / 2 + v / 2]; });
       Stage::publish();
       const int local = local0 + 64 * m, half = lane / 16;  // half 0: gate columns, 1: up columns
-      if (local < c.rows)
+      if (local < c.rows && !kDiagNoStores)
         bulk_store_s2g(e.out + (int64_t)(c.row_begin + local) * e.ld_out + half * e.inter + n0,
                        buf + (lane % 16) * Stage::kRowBytes + half * H * 2, H * 2);
       bulk_commit();
     };
     store_z(std::integral_constant<int, 0>{});
-    Stage::acquire();
-    auto h_blocks = [&](auto clamp) {
-      constexpr bool kClamp = decltype(clamp)::value;
+    if constexpr (kHStaged) {
+      Stage::acquire();
+      auto h_blocks = [&](auto clamp) {
+        constexpr bool kClamp = decltype(clamp)::value;
 #pragma unroll
-      for (int m = 0; m < 2; ++m)
-        Stage::template write<H>(buf, m * H * 2, [&](int v) {
-          const int g = (m * H + v) / 2, u = g + H / 4;  // (up column 8j.. is value 4(j + H/8)..)
-          return swiglu_h_pair<kClamp>(zp[g], zp[u], e.clamp);
-        });
-    };
-    if (e.clamp == INFINITY) h_blocks(std::false_type{});
-    else h_blocks(std::true_type{});
-    Stage::publish();
-    {
-      const int m = lane / 16, local = local0 + 64 * m;
-      if (local < c.rows)
-        bulk_store_s2g(e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0,
-                       buf + (lane % 16) * Stage::kRowBytes + m * H * 2, H * 2);
-      bulk_commit();
+        for (int m = 0; m < 2; ++m)
+          Stage::template write<H>(buf, m * H * 2, [&](int v) {
+            const int g = (m * H + v) / 2, u = g + H / 4;  // (up column 8j.. is value 4(j + H/8)..)
+            return swiglu_h_pair<kClamp>(zp[g], zp[u], e.clamp);
+          });
+      };
+      if (e.clamp == INFINITY) h_blocks(std::false_type{});
+      else h_blocks(std::true_type{});
+      Stage::publish();
+      {
+        const int m = lane / 16, local = local0 + 64 * m;
+        if (local < c.rows && !kDiagNoStores)
+          bulk_store_s2g(e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0,
+                         buf + (lane % 16) * Stage::kRowBytes + m * H * 2, H * 2);
+        bulk_commit();
+      }
+    } else {
+      // h from the registers as 16-byte pieces after quad transposes (as EpiSwiGLUFwdStaged does)
+      auto h_rows = [&](auto clamp) {
+        constexpr bool kClamp = decltype(clamp)::value;
+#pragma unroll
+        for (int m = 0; m < 2; ++m)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int local = local_row<2>(c, wg, m, r);  // (past the group's end too: the transposes)
+            __nv_bfloat16* hrow = e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0;
+#pragma unroll
+            for (int t = 0; t < H / 32; ++t) {
+              uint32_t w[4];
+#pragma unroll
+              for (int q = 0; q < 4; ++q) {
+                const int g = (m * H + 4 * (4 * t + q) + 2 * r) / 2, u = g + H / 4;
+                w[q] = swiglu_h_pair<kClamp>(zp[g], zp[u], e.clamp);
+              }
+              quad_transpose(w);
+              if (local < c.rows && !kDiagNoStores)
+                *reinterpret_cast<uint4*>(hrow + 8 * (4 * t + lane % 4)) = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+          }
+      };
+      if (e.clamp == INFINITY) h_rows(std::false_type{});
+      else h_rows(std::true_type{});
     }
     store_z(std::integral_constant<int, 1>{});
   }
