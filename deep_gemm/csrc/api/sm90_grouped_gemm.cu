@@ -25,11 +25,12 @@ template <bool PP, BMode BM, bool MC = false, bool W0 = false>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC, 0, W0>;
 template <BMode BM, bool MC = false, bool W0 = false>
 using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
-// variant 4: ping-pong 128 x 192, 4 stages, stored through per-warp staging rows (EpiStoreBf16WarpStaged;
+// variant 4: ping-pong 128 x 192, 5 stages, stored through per-warp staging rows (EpiStoreBf16WarpStaged;
 // N need not divide by 192: the weight's TMA fills columns past N with zeros, the epilogue stores
-// columns < N). Without the staging (register stores) it lost 10-26 % (session 9, run 5).
+// columns < N). At most 162 groups (else the default). Without the staging (register stores) it lost
+// 10-26 % (session 9, run 5).
 template <BMode BM>
-using CfgPP192 = GemmConfig<192, 4, BM, true, true>;
+using CfgPP192 = GemmConfig<192, 5, BM, true, true>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -137,6 +138,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
     if ((v == 3 || v == 4) && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
+    if (v == 4 && num_groups > CfgPP192<BMode::kKMajor>::kSmemMaxGroups) v = 1;
     const bool pp = v == 2;
     const bool staged = v == 3;
     const bool pp192 = v == 4;

@@ -34,12 +34,13 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant 7: ping-pong 128 x (gate 96 + up 96), 4 stages, z and h staged per warp (EpiSwiGLUFwdWarpStaged):
+// variant 7: ping-pong 128 x (gate 96 + up 96), 5 stages, z and h staged per warp (EpiSwiGLUFwdWarpStaged):
 // each consumer warpgroup owns whole tiles (192 accumulators a thread), so one's epilogue runs under the
-// other's MMAs, and nothing is stored from the registers (session 9, run 8: 1.09 ms at 30B without stores
-// against the default's 1.41; with 16-byte register stores, run 11, 1.46).
-// variant 8: the same with h stored from the registers (16-byte pieces), as the staged default does.
-using Gemm1PP192 = GemmConfig<192, 4, BMode::kKMajorSplit, true, true>;
+// other's MMAs, and nothing is stored from the registers. Session 10: with 4 stages it ran as fast as the
+// default (run 1; run 2: MMAs alone 1.02 ms at 30B, loads alone 1.20, both 1.61: too few bytes in flight);
+// 8 staging rows a warp and tables sized for the real expert count make room for a fifth. At most 162
+// experts (else variant 4).
+using Gemm1PP192 = GemmConfig<192, 5, BMode::kKMajorSplit, true, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -123,11 +124,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 7 || v == 8,
-               "GEMM 1 variant must be 0, 1, 2, 4, 7 or 8 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 7,
+               "GEMM 1 variant must be 0, 1, 2, 4 or 7 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v >= 7)), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
+    PK_REQUIRE(!(mc && (v == 2 || v == 7)), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
@@ -135,9 +136,10 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     // (I % 128 == 0 above) when their bases are
     PK_REQUIRE(reinterpret_cast<uintptr_t>(z) % 16 == 0 && reinterpret_cast<uintptr_t>(h) % 16 == 0,
                "z and h must be 16-byte aligned");
-    if ((v == 4 || v >= 7) && inter % 96 != 0) v = 1;
+    if (v == 7 && num_experts > Gemm1PP192::kSmemMaxGroups) v = 4;
+    if ((v == 4 || v == 7) && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : (v == 4 || v >= 7) ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp ? 64 : (v == 4 || v == 7) ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -148,8 +150,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 7)
       launch_grouped_gemm<Gemm1PP192, AMode::kGatherPair, EpiSwiGLUFwdWarpStaged<192>>(tb, mp, g, ep, rows, st);
-    else if (v == 8)
-      launch_grouped_gemm<Gemm1PP192, AMode::kGatherPair, EpiSwiGLUFwdWarpStaged<192, false>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
