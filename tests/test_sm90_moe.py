@@ -149,9 +149,9 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
-# (variant 4, the default at H >= 3072); "gemm1_pp192" = GEMM 1 ping-pong 128 x (96 + 96) with z and h staged
-# per warp (variant 7); "pp192" = that, and GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4).
-VARIANTS = {"gemm1_pp192": {"GEMM1": "7"}, "pp192": {"GEMM1": "7", "GEMM2": "4", "DX": "4"},
+# (variant 4, the default at H >= 3072); "pp192" = GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4:
+# the defaults at H >= 1536, dX only where 2I <= 2048; these cases' H is smaller).
+VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
@@ -256,17 +256,17 @@ def test_moe_few_ctas(rng, monkeypatch, name):
     staging-buffer handshakes wrap around many times."""
     _set_variant(monkeypatch, name)
     monkeypatch.setenv("PK_SM90_MAX_CTAS", "3")
-    # (I = 384 for "pp192": GEMM 1's 128 x (96 + 96) tiles need I % 96 == 0)
-    errs, _ = run_case(700, 8, 4, 256, 384 if name == "pp192" else 512, "skewed", None, rng)
+    errs, _ = run_case(700, 8, 4, 256, 512, "skewed", None, rng)
     for k, e in errs.items():
         assert e <= TOL, (k, e)
 
 
-def test_pp192_many_experts(rng, monkeypatch):
-    """The 5-stage ping-pong 128 x 192 forms hold the scheduler tables of at most 162 groups; with more experts
-    GEMM 1 falls back to the staged 128 x 192 form and GEMM 2 / dX to the cooperative one, still correct."""
-    _set_variant(monkeypatch, "pp192")
-    errs, _ = run_case(900, 200, 4, 256, 384, "skewed", None, rng)
+@pytest.mark.parametrize("T,E,K,H,I", [(600, 16, 4, 2048, 384), (300, 8, 2, 1536, 1152)])
+def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
+    """At H >= 1536 the defaults take ping-pong 128 x 192 for GEMM 2 (and for dX where 2I <= 2048): the real
+    shapes' path, with N = H not a multiple of 192 in the first case."""
+    _set_variant(monkeypatch, "default")
+    errs, _ = run_case(T, E, K, H, I, "skewed", None, rng)
     for k, e in errs.items():
         assert e <= TOL, (k, e)
 
@@ -276,7 +276,7 @@ def test_pp192_many_experts(rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "gemm1_pp192")])
+                                        ("default", "staged_no_tma"), ("default", "pp192")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

@@ -25,12 +25,11 @@ template <bool PP, BMode BM, bool MC = false, bool W0 = false>
 using Cfg = GemmConfig<PP ? 128 : 256, PP ? 6 : 4, BM, PP, false, MC, 0, W0>;
 template <BMode BM, bool MC = false, bool W0 = false>
 using CfgStaged = GemmConfig<256, 3, BM, false, true, MC, 0, W0>;
-// variant 4: ping-pong 128 x 192, 5 stages, stored through per-warp staging rows (EpiStoreBf16WarpStaged;
+// variant 4: ping-pong 128 x 192, 4 stages, stored through per-warp staging rows (EpiStoreBf16WarpStaged;
 // N need not divide by 192: the weight's TMA fills columns past N with zeros, the epilogue stores
-// columns < N). At most 162 groups (else the default). Without the staging (register stores) it lost
-// 10-26 % (session 9, run 5).
+// columns < N). Without the staging (register stores) it lost 10-26 % (session 9, run 5).
 template <BMode BM>
-using CfgPP192 = GemmConfig<192, 5, BM, true, true>;
+using CfgPP192 = GemmConfig<192, 4, BM, true, true>;
 // Default (interleaved A/B on the H200, results/session2/interleaved_staged.log): with contiguous A
 // (TMA-loaded), the staged epilogue overlaps the store with the next tile's MMAs and wins for K-major
 // B (MoE GEMM 2: 30B 0.80 ms vs 0.92 ping-pong vs 1.02 cooperative; 235B 2.57 vs 2.94 vs 3.51) and
@@ -41,9 +40,14 @@ using CfgPP192 = GemmConfig<192, 5, BM, true, true>;
 // cooperative, 6.26 staged); with K-major B it does not (GEMM 2 235B 3.22 vs 3.09).
 // Then (run 8, 7 rounds): full tiles stored by TMA as well, for both B majors: GEMM 2 30B 0.709 vs
 // 0.788 ms staged, 235B 2.92 vs 3.07; dX 30B 1.308 vs 1.396 (staged wait0), 235B 5.66 vs 5.87.
-inline int default_variant(bool b_mn_major, const int* a_index) {
-  (void)b_mn_major;
+// Session 10 (results/session10/run1-3, 5-7 shuffled rounds each): ping-pong 128 x 192 staged per warp (4)
+// beats that for the MoE GEMM 2 (K-major B, N = H: 30B -4.0 / -4.8 / -3.9 %, 235B -3.3 / -6.4 / -2.0 %) and the
+// 30B dX (MN-major B, K = 1536: -6.3 / -4.6 / -3.6 %), not for the 235B dX (K = 3072: +3.7 / +1.3 / -0.1 %). Taken
+// for the contiguous layout (the MoE path; masked and psum layouts unmeasured) with N >= 1536 (192-column tiles
+// waste little) and, for MN-major B, K <= 2048.
+inline int default_variant(bool b_mn_major, const int* a_index, int group_mode, int n, int k) {
   if (a_index != nullptr) return 1;
+  if (group_mode == 0 && n >= 1536 && (!b_mn_major || k <= 2048)) return 4;
   return 3 | kVariantWait0 | kVariantTmaStore;
 }
 
@@ -125,7 +129,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(group_mode == 0 || max_m > 0, "max_m (rows per group / alignment) must be positive");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
     GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
-    int v = variant == 0 ? default_variant(b_mn_major != 0, a_index) : variant;
+    int v = variant == 0 ? default_variant(b_mn_major != 0, a_index, group_mode, n, k) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
@@ -138,7 +142,6 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     // The staged store writes whole 16-byte pieces with bulk copies: needs a 16-byte aligned base
     // (ld_out % 8 == 0 is required above); otherwise the plain cooperative kernel does the job.
     if ((v == 3 || v == 4) && reinterpret_cast<uintptr_t>(out) % 16 != 0) v = 1;
-    if (v == 4 && num_groups > CfgPP192<BMode::kKMajor>::kSmemMaxGroups) v = 1;
     const bool pp = v == 2;
     const bool staged = v == 3;
     const bool pp192 = v == 4;

@@ -21,6 +21,8 @@ namespace {
 // epilogue warps, once 5 and 6, lost or tied against 4 in three runs: results/session4/run3, run4,
 // run6_ncu; removed.) (GEMM 1's staged 128 x 256 form with 3 stages, once variant 3, measured
 // slower than cooperative in every run and spilled 442 B with the fast-reciprocal SiLU: removed.)
+// (GEMM 1 ping-pong 128 x (96 + 96) with z and h staged per warp, once variant 7 (commit 8840073; 8: h from
+// the registers): +1.5..+5 % against 4 in session 10's runs 1-3, with 4 or 5 stages: removed.)
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
 using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
@@ -34,13 +36,6 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant 7: ping-pong 128 x (gate 96 + up 96), 5 stages, z and h staged per warp (EpiSwiGLUFwdWarpStaged):
-// each consumer warpgroup owns whole tiles (192 accumulators a thread), so one's epilogue runs under the
-// other's MMAs, and nothing is stored from the registers. Session 10: with 4 stages it ran as fast as the
-// default (run 1; run 2: MMAs alone 1.02 ms at 30B, loads alone 1.20, both 1.61: too few bytes in flight);
-// 8 staging rows a warp and tables sized for the real expert count make room for a fifth. At most 162
-// experts (else variant 4).
-using Gemm1PP192 = GemmConfig<192, 5, BMode::kKMajorSplit, true, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -124,11 +119,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 7,
-               "GEMM 1 variant must be 0, 1, 2, 4 or 7 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+    PK_REQUIRE(v == 1 || v == 2 || v == 4,
+               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v == 7)), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
+    PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
@@ -136,10 +131,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     // (I % 128 == 0 above) when their bases are
     PK_REQUIRE(reinterpret_cast<uintptr_t>(z) % 16 == 0 && reinterpret_cast<uintptr_t>(h) % 16 == 0,
                "z and h must be 16-byte aligned");
-    if (v == 7 && num_experts > Gemm1PP192::kSmemMaxGroups) v = 4;
-    if ((v == 4 || v == 7) && inter % 96 != 0) v = 1;
+    if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : (v == 4 || v == 7) ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -148,8 +142,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 7)
-      launch_grouped_gemm<Gemm1PP192, AMode::kGatherPair, EpiSwiGLUFwdWarpStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)

@@ -33,7 +33,7 @@ struct NoPre {};
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh, next to mainloop.cuh's PK_SM90_DIAG_NO_MMA /
 // _NO_LOADS; never in a wheel): PK_SM90_DIAG_NO_STORES drops every store issued from the registers
-// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h) and the per-warp staged forms' bulk copies, so that the time says what those stores cost
+// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h) and EpiStoreBf16WarpStaged's bulk copies, so that the time says what those stores cost
 // (session 9, run 8: the ping-pong GEMM 1's 4-byte stores slowed every SM's operand loads).
 #ifdef PK_SM90_DIAG_NO_STORES
 constexpr bool kDiagNoStores = true;
@@ -306,90 +306,81 @@ struct EpiStoreBf16Staged {
   }
 };
 
-// Staging per warp for the ping-pong 128 x BN forms (MI = 2): warp w of consumer warpgroup g owns 8 staging
-// rows (pitch BN*2 + 16 bytes) and passes its 32 rows of a tile (tile rows 64m + 16w + 8r .. +7 for accumulator
-// blocks m and halves r) through them 8 at a time: acquire (every lane's earlier bulk copies have read the
-// buffer), stmatrix, publish, then lanes issue bulk copies of row pieces. The warp is the unit (no named
-// barriers); the other warpgroup's MMAs run meanwhile. Why: stores from the registers, even 16-byte ones,
-// slow every SM's operand loads (session 9, runs 7-8; session 10, run 2: 30B GEMM 1 loads alone 1.61 ms with
-// h from the registers, 1.20 staged). 8 rows, not 16: 25 KiB of staging leaves room for a fifth stage.
+// Staging per warp for the ping-pong 128 x BN forms (MI = 2): warp w of consumer warpgroup g owns 16 rows
+// of the staging tile (pitch BN*2 + 16 bytes: the cooperative tile's 128 rows cut in 8) and passes its
+// 32 rows of a tile (tile rows 64m + 16w .. +15 of accumulator blocks m = 0, 1) through them a block at a
+// time: acquire (every lane's earlier bulk copies have read the buffer), stmatrix, publish, then each
+// lane issues bulk copies of row pieces. The warp is the unit (no named barriers); the other warpgroup's
+// MMAs run meanwhile. Why: stores from the registers, even 16-byte ones, slow every SM's operand loads
+// (session 9, runs 7-8; session 10, run 2). (GEMM 1's SwiGLU through it, session 10 runs 1-3, ran no faster
+// than the staged default: that kernel is bound by its operand loads, not its stores.)
 template <int BN>
 struct WarpStage {
   static constexpr int kRowBytes = BN * 2 + 16;
   __device__ __forceinline__ static uint32_t buffer(uint8_t* smem_c, int wg) {
-    return smem_u32(smem_c) + (4 * wg + (threadIdx.x / 32) % 4) * 8 * kRowBytes;
+    return smem_u32(smem_c) + (4 * wg + (threadIdx.x / 32) % 4) * 16 * kRowBytes;
   }
   __device__ __forceinline__ static void acquire() {
     bulk_wait_read_all();
     __syncwarp();
   }
-  // Half R (rows lane/4 + 8R) of a 16-row fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column
-  // 8j + 2(lane%4) + c) into the 8 staging rows at byte col_bytes; pair(v) = the bf16 pair of values v, v + 1.
-  // stmatrix x4 #jj stores column blocks 4jj .. 4jj + 3: matrix q = lane/8 is block 4jj + q, whose row
-  // addresses lanes 8q .. 8q + 7 give.
-  template <int kCols, int R, class Pair>
+  // 16 rows x kCols columns at byte col_bytes of each staging row, from pair(v) = the bf16 pair of values
+  // v, v + 1 of a 16-row fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column 8j + 2(lane%4) + c;
+  // the stmatrix x4 mapping of StagedTile::stmatrix_rows).
+  template <int kCols, class Pair>
   __device__ __forceinline__ static void write(uint32_t buf, uint32_t col_bytes, Pair&& pair) {
-    static_assert(kCols % 32 == 0, "whole stmatrix x4 column groups");
-    const int lane = threadIdx.x % 32;
-    const uint32_t addr = buf + (lane % 8) * kRowBytes + (lane / 8) * 16 + col_bytes;
+    const int lane = threadIdx.x % 32, q = lane / 8;
+    const uint32_t addr = buf + ((q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16 + col_bytes;
 #pragma unroll
-    for (int jj = 0; jj < kCols / 32; ++jj)
-      stmatrix_x4(addr + jj * 64, pair(16 * jj + 2 * R), pair(16 * jj + 4 + 2 * R), pair(16 * jj + 8 + 2 * R),
-                  pair(16 * jj + 12 + 2 * R));
+    for (int jj = 0; jj < kCols / 16; ++jj)
+      stmatrix_x4(addr + jj * 32, pair(8 * jj), pair(8 * jj + 2), pair(8 * jj + 4), pair(8 * jj + 6));
   }
   __device__ __forceinline__ static void publish() {
     fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
     __syncwarp();
   }
-  // Tile row (0-based in the group) of this lane's staging row (lane % 8) in pass (m, r).
-  __device__ __forceinline__ static int local_row(const TileCoord& c, int m, int r) {
-    return c.m_block * 128 + 64 * m + (threadIdx.x / 32) % 4 * 16 + 8 * r + threadIdx.x % 8;
-  }
 };
 
-// Plain store of a ping-pong 128 x BN tile staged per warp (WarpStage): in each pass (m, r) lane l < 16
-// copies half l/8 of staging row l%8 (columns n0 + (l/8)*BN/2 .., clipped to n_out) to output row
+// Plain store of a ping-pong 128 x BN tile staged per warp (WarpStage): for each block m, lane l copies
+// half l/16 of staging row l%16 (columns n0 + (l/16)*BN/2 .., clipped to n_out) to output row
 // out_rows[p] (or p), skipping rows past the group's end: the same rows and columns as EpiStoreBf16.
 template <int BN>
 struct EpiStoreBf16WarpStaged {
   using Stage = WarpStage<BN>;
   struct Pre {
-    int orow[4];  // pass (m, r) at 2m + r: output row of this lane's staging row, -1 = not written
+    int orow[2];  // output row of this lane's staging row in block m, -1 = not written
   };
+  __device__ __forceinline__ static int local_row(const TileCoord& c, int m) {
+    return c.m_block * 128 + 64 * m + (threadIdx.x / 32) % 4 * 16 + threadIdx.x % 16;
+  }
   __device__ __forceinline__ static void prefetch(const EpilogueParams& e, const TileCoord& c, int, Pre& pre) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int local = Stage::local_row(c, i / 2, i % 2);
+    for (int m = 0; m < 2; ++m) {
+      const int local = local_row(c, m);
       const int p = c.row_begin + local;
-      pre.orow[i] = local >= c.rows ? -1 : e.out_rows ? __ldg(e.out_rows + p) : p;
+      pre.orow[m] = local >= c.rows ? -1 : e.out_rows ? __ldg(e.out_rows + p) : p;
     }
   }
   template <class Accum>
   __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
                                                       const Accum& acc, const Pre& pre, uint8_t* smem_c,
                                                       const CUtensorMap*) {
-    const int lane = threadIdx.x % 32, half = (lane / 8) % 2;
+    const int lane = threadIdx.x % 32, half = lane / 16;
     const uint32_t buf = Stage::buffer(smem_c, wg);
     const int c0 = c.n_block * BN + half * (BN / 2);
     const int cols = min(BN / 2, e.n_out - c0);
-    auto pass = [&](auto mr) {
-      constexpr int m = decltype(mr)::value / 2, r = decltype(mr)::value % 2;
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
       Stage::acquire();
-      Stage::template write<BN, r>(buf, 0, [&](int v) {
+      Stage::template write<BN>(buf, 0, [&](int v) {
         return pack_bf16x2(acc(m * BN / 2 + v), acc(m * BN / 2 + v + 1));
       });
       Stage::publish();
-      if (lane < 16) {
-        if (pre.orow[2 * m + r] >= 0 && cols > 0 && !kDiagNoStores)
-          bulk_store_s2g(e.out + (int64_t)pre.orow[2 * m + r] * e.ld_out + c0,
-                         buf + (lane % 8) * Stage::kRowBytes + half * BN, static_cast<uint32_t>(cols) * 2u);
-        bulk_commit();
-      }
-    };
-    pass(std::integral_constant<int, 0>{});
-    pass(std::integral_constant<int, 1>{});
-    pass(std::integral_constant<int, 2>{});
-    pass(std::integral_constant<int, 3>{});
+      if (pre.orow[m] >= 0 && cols > 0 && !kDiagNoStores)
+        bulk_store_s2g(e.out + (int64_t)pre.orow[m] * e.ld_out + c0,
+                       buf + (lane % 16) * Stage::kRowBytes + half * BN, static_cast<uint32_t>(cols) * 2u);
+      bulk_commit();
+    }
   }
   __device__ __forceinline__ static void finish() { bulk_wait_all(); }
 };
@@ -483,74 +474,6 @@ struct EpiSwiGLUFwdStaged {
     };
     if (cl == INFINITY) h_rows(std::false_type{});
     else h_rows(std::true_type{});
-  }
-  __device__ __forceinline__ static void finish() { bulk_wait_all(); }
-};
-
-// GEMM 1 forward, ping-pong 128 x (gate BN/2 | up BN/2) staged per warp (WarpStage), in six passes of 8 rows:
-// z of block 0 (halves r = 0, 1; lane l < 16 copies half l/8, g or u, of staging row l%8), h of both blocks
-// side by side (r = 0, 1; lane l < 16 copies row l%8 of block l/8), z of block 1. The same values as
-// EpiSwiGLUFwdStaged.
-template <int BN>
-struct EpiSwiGLUFwdWarpStaged {
-  using Stage = WarpStage<BN>;
-  using Pre = NoPre;
-  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
-  template <class Accum>
-  __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
-                                                      const Accum& acc, const Pre&, uint8_t* smem_c,
-                                                      const CUtensorMap*) {
-    constexpr int H = BN / 2;
-    static_assert(2 * H * 2 <= Stage::kRowBytes, "h of both blocks fits a staging row");
-    // z as bf16 pairs first (pair v/2 of block m at zp[m*H/2 + v/2]): h is computed from these, and the 192
-    // fp32 accumulators die here (kept live through the h math they spilled ~940 B a thread).
-    uint32_t zp[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) zp[i] = pack_bf16x2(acc(2 * i), acc(2 * i + 1));
-    const int lane = threadIdx.x % 32, sel = (lane / 8) % 2;  // sel: z half (g, u), or h block
-    const uint32_t buf = Stage::buffer(smem_c, wg);
-    const int n0 = c.n_block * H;
-    const uint32_t src = buf + (lane % 8) * Stage::kRowBytes + sel * H * 2;  // lane's piece of the staging rows
-    auto store_z = [&](auto mr) {
-      constexpr int m = decltype(mr)::value / 2, r = decltype(mr)::value % 2;
-      Stage::acquire();
-      Stage::template write<BN, r>(buf, 0, [&](int v) { return zp[m * H / 2 + v / 2]; });
-      Stage::publish();
-      if (lane < 16) {
-        const int local = Stage::local_row(c, m, r);
-        if (local < c.rows && !kDiagNoStores)
-          bulk_store_s2g(e.out + (int64_t)(c.row_begin + local) * e.ld_out + sel * e.inter + n0, src, H * 2);
-        bulk_commit();
-      }
-    };
-    auto store_h = [&](auto rr, auto clamp) {
-      constexpr int r = decltype(rr)::value;
-      constexpr bool kClamp = decltype(clamp)::value;
-      Stage::acquire();
-#pragma unroll
-      for (int m = 0; m < 2; ++m)
-        Stage::template write<H, r>(buf, m * H * 2, [&](int v) {
-          const int g = (m * H + v) / 2, u = g + H / 4;  // (up column 8j.. is value 4(j + H/8)..)
-          return swiglu_h_pair<kClamp>(zp[g], zp[u], e.clamp);
-        });
-      Stage::publish();
-      if (lane < 16) {
-        const int local = Stage::local_row(c, sel, r);
-        if (local < c.rows && !kDiagNoStores)
-          bulk_store_s2g(e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0, src, H * 2);
-        bulk_commit();
-      }
-    };
-    store_z(std::integral_constant<int, 0>{});
-    store_z(std::integral_constant<int, 1>{});
-    auto h_passes = [&](auto clamp) {
-      store_h(std::integral_constant<int, 0>{}, clamp);
-      store_h(std::integral_constant<int, 1>{}, clamp);
-    };
-    if (e.clamp == INFINITY) h_passes(std::false_type{});
-    else h_passes(std::true_type{});
-    store_z(std::integral_constant<int, 2>{});
-    store_z(std::integral_constant<int, 3>{});
   }
   __device__ __forceinline__ static void finish() { bulk_wait_all(); }
 };

@@ -75,16 +75,13 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   // units: m-tiles, or with a 2-CTA cluster pairs of m-tiles (one per cluster at a time)
   const int64_t units = max_m_tiles(g, max_rows, Cfg::kCluster ? 2 * kBM : kBM) * mp.n_blocks;
   if (units == 0 || max_rows == 0) return;
-  PK_REQUIRE(g.num_groups <= Cfg::kSmemMaxGroups, "this kernel form takes at most %d groups, got %d",
-             Cfg::kSmemMaxGroups, g.num_groups);
-  const int smem = Cfg::smem_bytes(g.num_groups);
   auto kernel = grouped_gemm_kernel<Cfg, AM, Epi>;
   // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.
-  PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
   if constexpr (Cfg::kCluster) {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    const int clusters = cluster2_launch_config(cfg, attr, kernel, kNumThreads, smem, stream);
+    const int clusters = cluster2_launch_config(cfg, attr, kernel, kNumThreads, Cfg::kSmemBytes, stream);
     int64_t n = units < clusters ? units : clusters;
     const int64_t cap = max_ctas_override() / 2;
     if (cap > 0 && cap < n) n = cap;
@@ -94,7 +91,7 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
     int64_t grid = units < num_sms() ? units : num_sms();
     const int64_t cap = max_ctas_override();
     if (cap > 0 && cap < grid) grid = cap;
-    kernel<<<static_cast<unsigned>(grid), kNumThreads, smem, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
+    kernel<<<static_cast<unsigned>(grid), kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
                                                                                    ep);
   }
   PK_CHECK_LAUNCH();

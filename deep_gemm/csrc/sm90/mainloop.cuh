@@ -135,22 +135,11 @@ struct GemmConfig {
   static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
-  // Staging rows: the tile's 128 (64 a consumer warpgroup), or in the staged ping-pong form 8 a consumer warp.
-  static constexpr int kStoreRows = kPingPong ? 64 : kBM;
-  static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kStoreRows * kStoreRowBytes : 0;
-  // Dynamic shared memory: stages, staging, barriers, then the scheduler's tables (3 ints a group + 1),
-  // sized at launch for the real group count; plus 1024 bytes of slack to align the base where that fits
-  // next to kMaxGroups' tables. Ping-pong 128 x 192 with 5 stages does not fit so: it takes the base as
-  // it is (1024-aligned on sm90, after the 1 KiB system reservation; checked on the device) and up to
-  // kSmemMaxGroups (162) groups.
-  static constexpr int kSmemNoTables = kStages * kStageBytes + kStoreBytes + (2 * kStages + (kEpiWarps ? 4 : 2)) * 8;
-  static constexpr int kMaxSmem = 227 * 1024;
-  static constexpr int kAlignSlack = kSmemNoTables + 1024 + (3 * kMaxGroups + 1) * 4 <= kMaxSmem ? 1024 : 0;
-  static constexpr int kSmemMaxGroups = (kMaxSmem - kAlignSlack - kSmemNoTables - 4) / 12 < kMaxGroups
-                                            ? (kMaxSmem - kAlignSlack - kSmemNoTables - 4) / 12
-                                            : kMaxGroups;
-  static_assert(kSmemMaxGroups >= 128, "shared memory: room for the tables of 128 groups at least");
-  static constexpr int smem_bytes(int groups) { return kAlignSlack + kSmemNoTables + (3 * groups + 1) * 4; }
+  static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
+  static constexpr int kSchedInts = 3 * kMaxGroups + 1;
+  static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
 // Full-barrier arrivals per stage: the cp.async producer threads + the TMA thread's expect_tx, or the

@@ -37,7 +37,7 @@ struct TileCoord {
 template <int BM>
 struct Scheduler {
   int* tile_prefix;  // smem [E+1]: first global m-tile of each group
-  int* row_base;     // smem [E] (after tile_prefix: 3E + 1 ints in all, sized at launch)
+  int* row_base;     // smem [E]
   int* row_count;    // smem [E]
   int num_groups, n_blocks;
 
@@ -46,8 +46,8 @@ struct Scheduler {
     num_groups = g.num_groups;
     n_blocks = n_blocks_;
     tile_prefix = smem_ints;
-    row_base = smem_ints + num_groups + 1;
-    row_count = row_base + num_groups;
+    row_base = smem_ints + kMaxGroups + 1;
+    row_count = row_base + kMaxGroups;
     for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
       int base, rows;
       if (g.mode == GroupMode::kOffsets) {
