@@ -34,10 +34,11 @@ struct TileCoord {
   int rows;       // rows in this group
 };
 
-template <int BM>
+// kGroups: the most groups the shared-memory tables (3 kGroups + 1 ints) hold.
+template <int BM, int kGroups = kMaxGroups>
 struct Scheduler {
   int* tile_prefix;  // smem [E+1]: first global m-tile of each group
-  int* row_base;     // smem [E]
+  int* row_base;     // smem [kGroups] (tile_prefix has kGroups + 1 slots)
   int* row_count;    // smem [E]
   int num_groups, n_blocks;
 
@@ -46,8 +47,8 @@ struct Scheduler {
     num_groups = g.num_groups;
     n_blocks = n_blocks_;
     tile_prefix = smem_ints;
-    row_base = smem_ints + kMaxGroups + 1;
-    row_count = row_base + kMaxGroups;
+    row_base = smem_ints + kGroups + 1;
+    row_count = row_base + kGroups;
     for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
       int base, rows;
       if (g.mode == GroupMode::kOffsets) {
