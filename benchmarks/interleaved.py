@@ -106,7 +106,6 @@ def variants(shape, T, E, K):
     return {**{f"{k} default": v for k, v in defaults.items()},
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
-            "GEMM 1 cooperative 128x256, 8 staging rows a warp": (gemm1(9), 2 * f),
             # ping-pong 128 x 192 (192 accumulators a thread, 4 stages), stored through per-warp staging rows
             # (the defaults at 30B; GEMM 2 also at 235B)
             "GEMM 2 ping-pong 128x192, A by TMA": (a_load("tma", gemm2(4)), f),

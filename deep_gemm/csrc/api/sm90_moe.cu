@@ -36,10 +36,6 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant 9: cooperative 128 x (gate 128 + up 128), 4 stages, z and h through 8 staging rows a warp
-// (EpiSwiGLUFwdWarpStaged8): 11 % fewer L2 -> SM bytes a FLOP than 128 x 192 (the stream that bounds GEMM 1)
-// with nothing stored from the registers. At most 163 experts (else 4).
-using Gemm1Coop256W = GemmConfig<256, 4, BMode::kKMajorSplit, false, 2>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -123,11 +119,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || v == 9,
-               "GEMM 1 variant must be 0, 1, 2, 4 or 9 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+    PK_REQUIRE(v == 1 || v == 2 || v == 4,
+               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v == 9)), "GEMM 1 variants 2 and 9 have no 2-CTA cluster form (variant %d)", variant);
+    PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
@@ -135,7 +131,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     // (I % 128 == 0 above) when their bases are
     PK_REQUIRE(reinterpret_cast<uintptr_t>(z) % 16 == 0 && reinterpret_cast<uintptr_t>(h) % 16 == 0,
                "z and h must be 16-byte aligned");
-    if (v == 9 && num_experts > Gemm1Coop256W::kSmemMaxGroups) v = 4;
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
     const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
@@ -147,8 +142,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 9)
-      launch_grouped_gemm<Gemm1Coop256W, AMode::kGatherPair, EpiSwiGLUFwdWarpStaged8<256>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)

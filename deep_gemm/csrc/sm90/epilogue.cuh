@@ -33,7 +33,7 @@ struct NoPre {};
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh, next to mainloop.cuh's PK_SM90_DIAG_NO_MMA /
 // _NO_LOADS; never in a wheel): PK_SM90_DIAG_NO_STORES drops every store issued from the registers
-// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h) and the per-warp staged forms' bulk copies, so that the time says what those stores cost
+// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h) and EpiStoreBf16WarpStaged's bulk copies, so that the time says what those stores cost
 // (session 9, run 8: the ping-pong GEMM 1's 4-byte stores slowed every SM's operand loads).
 #ifdef PK_SM90_DIAG_NO_STORES
 constexpr bool kDiagNoStores = true;
@@ -314,24 +314,16 @@ struct EpiStoreBf16Staged {
 // MMAs run meanwhile. Why: stores from the registers, even 16-byte ones, slow every SM's operand loads
 // (session 9, runs 7-8; session 10, run 2). (GEMM 1's SwiGLU through it, session 10 runs 1-3, ran no faster
 // than the staged default: that kernel is bound by its operand loads, not its stores.)
-// A warp's staging rows: before overwriting them, every lane's earlier bulk copies have read them; after
-// writing, the writes are visible to the bulk copies (async proxy) of every lane.
-__device__ __forceinline__ void warp_stage_acquire() {
-  bulk_wait_read_all();
-  __syncwarp();
-}
-__device__ __forceinline__ void warp_stage_publish() {
-  fence_proxy_async_smem();
-  __syncwarp();
-}
-
 template <int BN>
 struct WarpStage {
   static constexpr int kRowBytes = BN * 2 + 16;
   __device__ __forceinline__ static uint32_t buffer(uint8_t* smem_c, int wg) {
     return smem_u32(smem_c) + (4 * wg + (threadIdx.x / 32) % 4) * 16 * kRowBytes;
   }
-  __device__ __forceinline__ static void acquire() { warp_stage_acquire(); }
+  __device__ __forceinline__ static void acquire() {
+    bulk_wait_read_all();
+    __syncwarp();
+  }
   // 16 rows x kCols columns at byte col_bytes of each staging row, from pair(v) = the bf16 pair of values
   // v, v + 1 of a 16-row fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column 8j + 2(lane%4) + c;
   // the stmatrix x4 mapping of StagedTile::stmatrix_rows).
@@ -343,7 +335,10 @@ struct WarpStage {
     for (int jj = 0; jj < kCols / 16; ++jj)
       stmatrix_x4(addr + jj * 32, pair(8 * jj), pair(8 * jj + 2), pair(8 * jj + 4), pair(8 * jj + 6));
   }
-  __device__ __forceinline__ static void publish() { warp_stage_publish(); }
+  __device__ __forceinline__ static void publish() {
+    fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
+    __syncwarp();
+  }
 };
 
 // Plain store of a ping-pong 128 x BN tile staged per warp (WarpStage): for each block m, lane l copies
@@ -479,104 +474,6 @@ struct EpiSwiGLUFwdStaged {
     };
     if (cl == INFINITY) h_rows(std::false_type{});
     else h_rows(std::true_type{});
-  }
-  __device__ __forceinline__ static void finish() { bulk_wait_all(); }
-};
-
-// 8 staging rows a consumer warp in the cooperative layout (MI = 1; GemmConfig's StagedStore_ = 2): warp w
-// of warpgroup g holds tile rows 64g + 16w + lane/4 + 8r and passes them through its 8 rows one half r at a
-// time (acquire, stmatrix, publish, bulk copies), so 4 stages of 128 x 256 fit next to the staging.
-template <int BN>
-struct WarpStage8 {
-  static constexpr int kRowBytes = BN * 2 + 16;
-  __device__ __forceinline__ static uint32_t buffer(uint8_t* smem_c, int wg) {
-    return smem_u32(smem_c) + (4 * wg + (threadIdx.x / 32) % 4) * 8 * kRowBytes;
-  }
-  // Half R of the warp's 16-row fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column
-  // 8j + 2(lane%4) + c) into the 8 staging rows at byte col_bytes; pair(v) = the bf16 pair of values v, v + 1.
-  // stmatrix x4 #jj stores column blocks 4jj .. 4jj + 3: matrix q = lane/8 is block 4jj + q, whose row
-  // addresses lanes 8q .. 8q + 7 give (8 rows at a 16-byte-padded pitch: conflict-free).
-  template <int kCols, int R, class Pair>
-  __device__ __forceinline__ static void write(uint32_t buf, uint32_t col_bytes, Pair&& pair) {
-    static_assert(kCols % 32 == 0, "whole stmatrix x4 column groups");
-    const int lane = threadIdx.x % 32;
-    const uint32_t addr = buf + (lane % 8) * kRowBytes + (lane / 8) * 16 + col_bytes;
-#pragma unroll
-    for (int jj = 0; jj < kCols / 32; ++jj)
-      stmatrix_x4(addr + jj * 64, pair(16 * jj + 2 * R), pair(16 * jj + 4 + 2 * R), pair(16 * jj + 8 + 2 * R),
-                  pair(16 * jj + 12 + 2 * R));
-  }
-  // Tile row (0-based in the group) of this lane's staging row (lane % 8) in half r.
-  __device__ __forceinline__ static int local_row(const TileCoord& c, int wg, int r) {
-    return c.m_block * 128 + 64 * wg + (threadIdx.x / 32) % 4 * 16 + 8 * r + threadIdx.x % 8;
-  }
-};
-
-// GEMM 1 forward, cooperative 128 x (gate BN/2 | up BN/2) through 8 staging rows a warp (WarpStage8), three
-// passes: z of half 0 and of half 1 (lane l < 16 copies part l/8, g or u, of staging row l%8), then h of
-// both halves side by side (lane l < 16 copies row l%8 of half l/8). The same values as EpiSwiGLUFwdStaged
-// (h from the bf16-rounded g, u). Nothing is stored from the registers.
-template <int BN>
-struct EpiSwiGLUFwdWarpStaged8 {
-  using Stage = WarpStage8<BN>;
-  using Pre = NoPre;
-  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
-  template <class Accum>
-  __device__ __forceinline__ static void apply_staged(const EpilogueParams& e, const TileCoord& c, int wg,
-                                                      const Accum& acc, const Pre&, uint8_t* smem_c,
-                                                      const CUtensorMap*) {
-    constexpr int H = BN / 2;
-    static_assert(2 * H * 2 <= Stage::kRowBytes, "h of both halves fits a staging row");
-    // z as bf16 pairs first (pair v/2 of the fragment; h is computed from these): the accumulators die here
-    // (GemmConfig::kClearAccum), else the packed pairs were kept next to them for the h math and spilled.
-    uint32_t zp[BN / 4];
-#pragma unroll
-    for (int i = 0; i < BN / 4; ++i) zp[i] = pack_bf16x2(acc(2 * i), acc(2 * i + 1));
-    auto zpair = [&](int v) { return zp[v / 2]; };
-    const int lane = threadIdx.x % 32, sel = (lane / 8) % 2;  // sel: z part (g, u), or h half
-    const uint32_t buf = Stage::buffer(smem_c, wg);
-    const int n0 = c.n_block * H;
-    const uint32_t src = buf + (lane % 8) * Stage::kRowBytes + sel * H * 2;  // lane's piece of the staging rows
-    auto store_z = [&](auto rr) {
-      constexpr int r = decltype(rr)::value;
-      warp_stage_acquire();
-      Stage::template write<BN, r>(buf, 0, zpair);
-      warp_stage_publish();
-      if (lane < 16) {
-        const int local = Stage::local_row(c, wg, r);
-        if (local < c.rows && !kDiagNoStores)
-          bulk_store_s2g(e.out + (int64_t)(c.row_begin + local) * e.ld_out + sel * e.inter + n0, src, H * 2);
-        bulk_commit();
-      }
-    };
-    store_z(std::integral_constant<int, 0>{});
-    store_z(std::integral_constant<int, 1>{});
-    warp_stage_acquire();
-    auto h_halves = [&](auto clamp) {  // (explicit loops: as a lambda handed to write, the SiLU math was not
-      constexpr bool kClamp = decltype(clamp)::value;  //  inlined and the accumulators went to local memory)
-      const uint32_t addr = buf + (lane % 8) * Stage::kRowBytes + (lane / 8) * 16;
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-#pragma unroll
-        for (int jj = 0; jj < H / 32; ++jj) {
-          uint32_t w[4];
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const int v = 16 * jj + 4 * q + 2 * r, u = v + H / 2;  // (up column 8j.. is value 4(j + H/8)..)
-            w[q] = swiglu_h_pair<kClamp>(zp[v / 2], zp[u / 2], e.clamp);
-          }
-          stmatrix_x4(addr + r * H * 2 + jj * 64, w[0], w[1], w[2], w[3]);
-        }
-    };
-    if (e.clamp == INFINITY) h_halves(std::false_type{});
-    else h_halves(std::true_type{});
-    warp_stage_publish();
-    if (lane < 16) {
-      const int local = Stage::local_row(c, wg, sel);
-      if (local < c.rows && !kDiagNoStores)
-        bulk_store_s2g(e.out2 + (int64_t)(c.row_begin + local) * e.ld_out2 + n0, src, H * 2);
-      bulk_commit();
-    }
   }
   __device__ __forceinline__ static void finish() { bulk_wait_all(); }
 };

@@ -18,11 +18,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
                     const EpilogueParams ep) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = smem_raw;
-  if constexpr (Cfg::kAlignSlack != 0)
-    smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  else if ((smem_u32(smem_raw) & 1023u) != 0)
-    __trap();  // the swizzled stages need a 1024-aligned base
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   uint8_t* smem_a = smem;
   uint8_t* smem_b = smem + Cfg::kStages * Cfg::kABytes;
   uint8_t* smem_c = smem_b + Cfg::kStages * Cfg::kBBytes;  // staging tile (kStoreBytes; 0 unless staged)
@@ -88,7 +84,10 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       typename Epi::Pre pre;
       Epi::prefetch(ep, c, wg - 1, pre);
       uint32_t it = static_cast<uint32_t>(j) * k_blocks;
-      if constexpr (Cfg::kClearAccum) cute::clear(accum);
+      // 192 accumulators a thread: the first wgmma reads them (scale-d = 0 or not), so they would stay live
+      // through the epilogue; fresh zeros here end the old values at the epilogue's last read, freeing
+      // registers for its work (a SwiGLU epilogue of this shape spilled ~940 B a thread without this).
+      if constexpr (Cfg::kAccRegs > 128) cute::clear(accum);
       if constexpr (Cfg::kPingPong) {
         // Start only after the other warpgroup's mainloop of tile j-1 is through: then every
         // earlier phase of the stages this tile waits on has completed, so the parity waits

@@ -70,8 +70,8 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
-  PK_REQUIRE(g.num_groups > 0 && g.num_groups <= Cfg::kSmemMaxGroups, "groups must be in [1, %d], got %d",
-             Cfg::kSmemMaxGroups, g.num_groups);
+  PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
+             g.num_groups);
   // units: m-tiles, or with a 2-CTA cluster pairs of m-tiles (one per cluster at a time)
   const int64_t units = max_m_tiles(g, max_rows, Cfg::kCluster ? 2 * kBM : kBM) * mp.n_blocks;
   if (units == 0 || max_rows == 0) return;

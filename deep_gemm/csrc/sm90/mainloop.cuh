@@ -53,12 +53,10 @@ enum class BMode : int {
 // whole 128 x BN tiles (two m64 wgmmas per k-step) and the two alternate, so that one's epilogue
 // runs while the other's MMAs do (CTA-local tile j goes to warpgroup j % 2).
 //
-// StagedStore_ = 1: the epilogue writes the bf16 tile into a shared-memory staging buffer (kBM rows of
-// BN + 8 elements; the 16-byte pad per row keeps stmatrix conflict-free) and stores it with bulk copies
-// (or TMA), so the consumers start the next tile's MMAs while the copy engine drains the previous tile
-// (EpiStoreBf16Staged in epilogue.cuh; ping-pong: 16 rows a consumer warp, EpiStoreBf16WarpStaged).
-// StagedStore_ = 2 (cooperative): 8 staging rows a consumer warp (WarpStage8), passed through 8 rows at a
-// time: 64 rows in all, which leaves room for 4 stages of 128 x 256 (EpiSwiGLUFwdWarpStaged8).
+// StagedStore_ (cooperative only): the epilogue writes the bf16 tile into a shared-memory staging
+// buffer (kBM rows of BN + 8 elements; the 16-byte pad per row keeps stmatrix conflict-free) and
+// stores it with one bulk copy per row, so the consumers start the next tile's MMAs while the copy
+// engine drains the previous tile (EpiStoreBf16Staged in epilogue.cuh).
 //
 // Cluster_ (cooperative only): 2-CTA clusters on the two m-tiles of a 256-row pair of one group,
 // same n-block. Each CTA loads half of every B (weight) k-block and multicasts it to both, so B
@@ -79,7 +77,7 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, int StagedStore_ = 0,
+template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
           bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
@@ -114,8 +112,7 @@ struct GemmConfig {
   static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr bool kStagedStore = StagedStore_ != 0;
-  static_assert(StagedStore_ >= 0 && StagedStore_ <= 2 && !(StagedStore_ == 2 && PingPong_), "staging mode");
+  static constexpr bool kStagedStore = StagedStore_;
   // Staged ping-pong (128 x 192 only): the staging tile's 128 rows are cut into 16 per consumer warp
   // (WarpStage in epilogue.cuh), each warp passing its 32 rows of a tile through them.
   static constexpr int kEpilogueWarps = EpiWarps_;  // warps 4-n..3 of warpgroup 0; 0 = none
@@ -134,30 +131,15 @@ struct GemmConfig {
   // takes 56 / 224 (the 8-row gather fits 56 registers).
   static constexpr int kAccRegs = kWgRows * BN / 128;
   static_assert(kAccRegs <= 192, "accumulators a consumer thread");
-  // The first wgmma of a tile reads the accumulators (scale-d = 0 or not), so they stay live through the
-  // previous tile's epilogue; zeroing them before each mainloop ends the old values at the epilogue's last
-  // read. Where the epilogue needs the room: 192 accumulators (a SwiGLU epilogue spilled ~940 B a thread
-  // without this), and the 8-row staging's SwiGLU, which packs z first (472 B).
-  static constexpr bool kClearAccum = kAccRegs > 128 || StagedStore_ == 2;
   static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
   static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
   static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
-  static constexpr int kStoreRows = StagedStore_ == 2 ? 64 : kBM;  // 8 a consumer warp, or the tile's
-  static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kStoreRows * kStoreRowBytes : 0;
-  // Dynamic shared memory: stages, staging, barriers, the scheduler's tables (3 ints a group + 1) for
-  // kSmemMaxGroups groups, and 1024 bytes of slack to align the base. Where that does not fit with
-  // kMaxGroups' tables (4 stages of 128 x 256 with 8 staging rows a warp), the kernel takes the base as it
-  // is (1024-aligned on sm90, after the 1 KiB system reservation; checked on the device) and tables for
-  // the groups that fit (163 there).
-  static constexpr int kSmemNoTables = kStages * kStageBytes + kStoreBytes + (2 * kStages + (kEpiWarps ? 4 : 2)) * 8;
-  static constexpr int kMaxSmem = 227 * 1024;
-  static constexpr int kAlignSlack = kSmemNoTables + 1024 + (3 * kMaxGroups + 1) * 4 <= kMaxSmem ? 1024 : 0;
-  static constexpr int kSmemMaxGroups = (kMaxSmem - kAlignSlack - kSmemNoTables - 4) / 12 < kMaxGroups
-                                            ? (kMaxSmem - kAlignSlack - kSmemNoTables - 4) / 12
-                                            : kMaxGroups;
-  static_assert(kSmemMaxGroups >= 128, "shared memory: room for the tables of 128 groups at least");
-  static constexpr int kSmemBytes = kAlignSlack + kSmemNoTables + (3 * kSmemMaxGroups + 1) * 4;
+  static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
+  static constexpr int kSchedInts = 3 * kMaxGroups + 1;
+  static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
 // Full-barrier arrivals per stage: the cp.async producer threads + the TMA thread's expect_tx, or the
@@ -191,7 +173,7 @@ __device__ __forceinline__ int unit_step() {
   else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
 }
 template <class Cfg>
-using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM, Cfg::kSmemMaxGroups>;
+using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM>;
 template <class Cfg>
 __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int unit) {
   TileCoord c = sched.coord(unit);

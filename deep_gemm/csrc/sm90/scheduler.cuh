@@ -34,11 +34,10 @@ struct TileCoord {
   int rows;       // rows in this group
 };
 
-// kGroups: the most groups the shared-memory tables (3 kGroups + 1 ints) hold.
-template <int BM, int kGroups = kMaxGroups>
+template <int BM>
 struct Scheduler {
   int* tile_prefix;  // smem [E+1]: first global m-tile of each group
-  int* row_base;     // smem [kGroups] (tile_prefix has kGroups + 1 slots)
+  int* row_base;     // smem [E]
   int* row_count;    // smem [E]
   int num_groups, n_blocks;
 
@@ -47,8 +46,8 @@ struct Scheduler {
     num_groups = g.num_groups;
     n_blocks = n_blocks_;
     tile_prefix = smem_ints;
-    row_base = smem_ints + kGroups + 1;
-    row_count = row_base + kGroups;
+    row_base = smem_ints + kMaxGroups + 1;
+    row_count = row_base + kMaxGroups;
     for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
       int base, rows;
       if (g.mode == GroupMode::kOffsets) {
