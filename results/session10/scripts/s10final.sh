@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # Session 10, final device run on HEAD's library (.device/head; every kernel SASS-identical to one in run 1's
 # library; new defaults: GEMM 2 / dX ping-pong 128 x 192 staged per warp, GEMM 1 cooperative 128 x 256 at 235B): ci/final_device_run.sh (every GPU test, layer benchmark, timeline, host overhead,
-# routing timing, layer memcheck + racecheck), the benchmark again with 20 reps, then the new defaults against the
-# old ones: GEMM 1 / GEMM 2 / dX kernels in one process (7 shuffled rounds) and the layer with the old ones forced.
+# routing timing, layer memcheck + racecheck). Second call: s10final_b.sh.
 source ci/device_run_lib.sh
 bash ci/final_device_run.sh
-step 150 bench2.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench2.json; grep -v "^{" $OUT/bench2.log | tail -9
-step 150 ab.log python3 benchmarks/interleaved.py --rounds 7 --match "^(GEMM 1|GEMM 2|dX) (default|staged, A by TMA, wait0, TMA store|staged 128x192, (4 stages|TMA store))$"
-grep -E "^\| |^[0-9]+b" $OUT/ab.log | grep -v "^| variant\|^|---"
-# the session's starting defaults: GEMM 1 4 + 64 (30B) / 4 (235B), GEMM 2 and dX 3 + 32 + 64
-PK_SM90_VARIANT_GEMM1=68 PK_SM90_VARIANT_GEMM2=99 PK_SM90_VARIANT_DX=99 step 120 bench_old_30b.log python3 benchmarks/bench_moe.py --shapes 30b --reps 10; grep -v "^{" $OUT/bench_old_30b.log | tail -4
-PK_SM90_VARIANT_GEMM1=4 PK_SM90_VARIANT_GEMM2=99 PK_SM90_VARIANT_DX=99 step 150 bench_old_235b.log python3 benchmarks/bench_moe.py --shapes 235b --reps 10; grep -v "^{" $OUT/bench_old_235b.log | tail -4
-cd $OUT && tar czf logs.tgz san sanitize.txt bench2.json host.log routing_timing.txt && rm -rf san sanitize.txt bench2.json host.log routing_timing.txt; ls $OUT; echo "t=$SECONDS"
+cd $OUT && tar czf logs.tgz san sanitize.txt host.log routing_timing.txt && rm -rf san sanitize.txt host.log routing_timing.txt; ls $OUT; echo "t=$SECONDS"
