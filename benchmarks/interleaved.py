@@ -11,7 +11,8 @@ cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2), cooperative 128x256 (3) and 128x256 with
 the epilogue in three (4) or two (5) warps of the producer warpgroup; "wait0": the consumers release each
 stage after wgmma.wait_group 0 (variant + 32); the k-grouped
-weight gradients written as fp32 or bf16 (default pipeline, and each pipeline variant from 8 on).
+weight gradients written as fp32 or bf16 (default pipeline, and each pipeline variant from 8 on); the whole
+layer (forward + backward) with the defaults and with session 10's starting defaults.
 """
 from __future__ import annotations
 
@@ -97,6 +98,25 @@ def variants(shape, T, E, K):
     f = 2 * n * H * I
     zz = torch.empty(n, 2 * I, dtype=torch.bfloat16, device=dev)
 
+    def layer(settings):
+        """The whole layer (forward + backward, bf16 weight gradients) with PK_SM90_VARIANT_<OP> settings."""
+        def run():
+            saved = {k: os.environ.get(f"PK_SM90_VARIANT_{k}") for k in settings}
+            os.environ.update({f"PK_SM90_VARIANT_{k}": v for k, v in settings.items()})
+            try:
+                _, zl = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
+                sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16")
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(f"PK_SM90_VARIANT_{k}", None)
+                    else:
+                        os.environ[f"PK_SM90_VARIANT_{k}"] = v
+        return run
+    # session 10's starting defaults: GEMM 1 staged 128 x 192 (+ TMA store at H < 3072), GEMM 2 / dX staged
+    # cooperative 128 x 256 with wait_group 0 and TMA stores
+    start10 = {"GEMM1": "68" if H < 3072 else "4", "GEMM2": "99", "DX": "99"}
+
     def gemm1(v):
         return lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),
                                 ctypes.c_int(K), ptr(sp), ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I),
@@ -104,6 +124,7 @@ def variants(shape, T, E, K):
     defaults = {"GEMM 1": (gemm1(0), 2 * f), "GEMM 2": (a_load("tma", gemm2(0)), f), "dX": (a_load("tma", dx(0)), 2 * f),
                 "dH": (dh(0), f)}
     return {**{f"{k} default": v for k, v in defaults.items()},
+            "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
             # ping-pong 128 x 192 (192 accumulators a thread, 4 stages), stored through per-warp staging rows
