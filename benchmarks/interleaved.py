@@ -113,9 +113,8 @@ def variants(shape, T, E, K):
                     else:
                         os.environ[f"PK_SM90_VARIANT_{k}"] = v
         return run
-    # session 10's starting defaults: GEMM 1 staged 128 x 192 (+ TMA store at H < 3072), GEMM 2 / dX staged
-    # cooperative 128 x 256 with wait_group 0 and TMA stores
-    start10 = {"GEMM1": "68" if H < 3072 else "4", "GEMM2": "99", "DX": "99"}
+    # session 10's starting defaults: GEMM 2 / dX staged cooperative 128 x 256 with wait_group 0 and TMA stores
+    start10 = {"GEMM2": "99", "DX": "99"}
 
     def gemm1(v):
         return lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),

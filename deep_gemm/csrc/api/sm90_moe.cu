@@ -64,12 +64,13 @@ using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // Session 7: at H < 3072 with z's full tiles stored by TMA (4 + 64): 30B 1.455 vs 1.497 ms in the rotated-order
 // run 2 (results/session7/run2/interleaved.log), 1.536 vs 1.581 in session 5's run 9; at 235B it lost both
 // times (6.02 vs 5.40, 5.90 vs 5.52), so H >= 3072 keeps 4.
-// Session 10 (runs 4 and 5, 7 and 15 rounds, results/session10/): since the 16-byte register stores (session 9)
-// the cooperative 128 x 256 form (1) leads at 235B: 5.88 vs 6.05 ms and 6.00 vs 6.19 (6.09 for the same
-// staged kernel timed twice: the spread is ~2 %); at 30B it trails (1.594 vs 1.583). So H >= 3072 takes 1.
+// Session 10: at 235B the cooperative 128 x 256 form (1, 16-byte register stores since session 9) led the
+// kernel A/Bs by -2.8, -3.0 and -0.4 % (runs 4, 5, final; the same kernel timed twice differs by ~2 %), but the
+// whole layer with it (and GEMM 2's new default) ran even with the old defaults (run 8: 30.93 vs 30.86 ms,
+// 15 interleaved rounds): not adopted.
 inline int default_gemm1(int hidden, int inter) {
-  if (hidden >= 3072 || inter % 96 != 0) return 1;
-  return 4 | kVariantTmaStore;
+  if (inter % 96 != 0) return 1;
+  return hidden < 3072 ? 4 | kVariantTmaStore : 4;
 }
 // dH (session 4, interleaved, 7 rounds, results/session4/run4): 128 x 256 with the SwiGLU backward in
 // epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
