@@ -288,58 +288,23 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  // kPrefetchRows (gathered rows, 8 a thread): the next tile's row indices are loaded when this tile's
-  // loads start and used a tile later, so their latency from L2 no longer stalls the producer at every
-  // tile start (session 10, run 8: ~13 % of the producer's samples waited there on these loads).
-  constexpr bool kPrefetchRows = AM == AMode::kGatherPair && kRows <= 8;
-  // the sorted-pair index of each of this thread's rows of a tile (-1: past the group's end)
-  auto load_pairs = [&](const TileCoord& tc, int (&pair)[kRows]) {
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const int local = tc.m_block * kBM + r0 + kStride * i;
-      pair[i] = local < tc.rows ? __ldg(p.a_index + tc.row_begin + local) : -1;
-    }
-  };
-  int pairs[kPrefetchRows ? kRows : 1];
-  int unit = first_unit<Cfg>();
-  TileCoord next_c{};
-  if constexpr (kPrefetchRows) {
-    if (unit < total) {
-      next_c = cta_tile<Cfg>(sched, unit);
-      load_pairs(next_c, pairs);
-    }
-  }
-  for (; unit < total; unit += unit_step<Cfg>()) {
-    const TileCoord c = kPrefetchRows ? next_c : cta_tile<Cfg>(sched, unit);
-    // Row offsets (elements) of this thread's rows, computed once per tile; rows past the group's end
-    // read nothing and land as zeros.
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
+    const TileCoord c = cta_tile<Cfg>(sched, unit);
+    // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
+    // group's end read nothing and land as zeros.
     int64_t src_off[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
+      const int local = c.m_block * kBM + r0 + kStride * i;
       int64_t row = 0;
-      if constexpr (kPrefetchRows) {
-        if (pairs[i] >= 0) {
-          row = pairs[i] / p.topk;
-          valid_mask |= 1u << i;
-        }
-      } else {
-        const int local = c.m_block * kBM + r0 + kStride * i;
-        if (local < c.rows) {
-          const int sp = c.row_begin + local;
-          if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
-          else row = sp;
-          valid_mask |= 1u << i;
-        }
+      if (local < c.rows) {
+        const int sp = c.row_begin + local;
+        if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
+        else row = sp;
+        valid_mask |= 1u << i;
       }
       src_off[i] = row * p.lda + chunk * 8;
-    }
-    if constexpr (kPrefetchRows) {
-      const int next = unit + unit_step<Cfg>();
-      if (next < total) {
-        next_c = cta_tile<Cfg>(sched, next);
-        load_pairs(next_c, pairs);
-      }
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
