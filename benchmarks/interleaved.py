@@ -126,8 +126,6 @@ def variants(shape, T, E, K):
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
-            "GEMM 1 staged 128x192, BK 32, 8 stages": (gemm1(132), 2 * f),
-            "GEMM 1 staged 128x192, BK 32, 8 stages, TMA store": (gemm1(196), 2 * f),
             # ping-pong 128 x 192 (192 accumulators a thread, 4 stages), stored through per-warp staging rows
             # (the defaults at 30B; GEMM 2 also at 235B)
             "GEMM 2 ping-pong 128x192, A by TMA": (a_load("tma", gemm2(4)), f),

@@ -150,9 +150,8 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
 # (variant 4, the default at H >= 3072); "pp192" = GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4:
-# the defaults at H >= 1536, dX only where 2I <= 2048; these cases' H is smaller); "gemm1_bk32" / "gemm1_bk32_plain" =
-# GEMM 1 staged 128 x 192 with 32-column k-blocks in 8 stages, with / without the TMA store (4 + 128 (+ 64)).
-VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"}, "gemm1_bk32": {"GEMM1": "196"}, "gemm1_bk32_plain": {"GEMM1": "132"},
+# the defaults at H >= 1536, dX only where 2I <= 2048; these cases' H is smaller).
+VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
@@ -251,7 +250,7 @@ def test_moe_cuda_graph(rng, variant):
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
                                   "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
-                                  "cluster", "pp192", "gemm1_bk32"])
+                                  "cluster", "pp192"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -277,8 +276,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"),
-                                        ("default", "gemm1_bk32"), ("gemm1_staged_plain", "gemm1_bk32_plain")])
+                                        ("default", "staged_no_tma"), ("default", "pp192")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

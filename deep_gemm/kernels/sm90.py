@@ -87,8 +87,7 @@ def _variant(op: str) -> ctypes.c_int:
     I % 256 == 0, 4 at H < 3072), 8 / 9 = 4 / 5 with z prefetched into L1 (the defaults, + 32); for GEMM1, 4 = staged with 128 x (96 + 96) tiles; for
     GEMM2 / DX / GEMM, 4 = ping-pong 128 x 192 staged per warp (the default for the contiguous layout at N >= 1536,
     with MN-major B only at K <= 2048); + 16 on a cooperative or
-    staged variant: the same with 2-CTA clusters multicasting the weight tile, measured slower, opt-in; GEMM1 4 + 128:
-    32-column k-blocks in 8 stages; + 32
+    staged variant: the same with 2-CTA clusters multicasting the weight tile, measured slower, opt-in; + 32
     (GEMM1 4, DH 4/5, GEMM2/DX/GEMM 1/3 with TMA-loaded A): the consumers release each stage after
     wgmma.wait_group 0 (the default form for DH and DX); for WGRAD, the k-grouped pipeline ids of
     sm90_kgrouped.VARIANTS), overridable for benchmarking with PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2,

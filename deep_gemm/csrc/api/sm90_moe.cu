@@ -36,10 +36,6 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant 4 | kVariantBK32: the staged 128 x 192 form with 32-column k-blocks in 8 stages (the same 160 KiB):
-// the MMAs hold 2 x 20 KiB instead of 2 x 40 KiB, so ~50 % more gathered bytes stay in flight (session 10: the
-// consumers wait on data while the producer waits on free stages).
-using Gemm1Staged192BK32 = GemmConfig<192, 8, BMode::kKMajorSplit, false, true, false, 0, false, 32>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -126,10 +122,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
-    const bool bk32 = (v & kVariantBK32) != 0;
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore | kVariantBK32);
-    PK_REQUIRE(!bk32 || (v == 4 && !mc && !w0), "GEMM 1 has a BK 32 form of variant 4 only (+ %d), got %d",
-               kVariantBK32, variant);
+    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
     PK_REQUIRE(v == 1 || v == 2 || v == 4,
                "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
@@ -145,10 +138,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
     const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
-    const CUtensorMap tb = bk32 && v == 4
-                               ? make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 32, half,
-                                                   CU_TENSOR_MAP_SWIZZLE_64B)
-                               : make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
+    const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets};
@@ -160,11 +150,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)
       launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
-    else if (v == 4 && bk32 && tma_out)
-      launch_grouped_gemm<Gemm1Staged192BK32, AMode::kGatherPair, EpiSwiGLUFwdStaged<192, true>>(
-          tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));
-    else if (v == 4 && bk32)
-      launch_grouped_gemm<Gemm1Staged192BK32, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && tma_out)
       launch_grouped_gemm<Gemm1Staged192, AMode::kGatherPair, EpiSwiGLUFwdStaged<192, true>>(
           tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));

@@ -76,7 +76,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     typename Cfg::TiledMma mma;
     Tensor accum = partition_fragment_C(mma, Shape<Int<Cfg::kWgRows>, Int<Cfg::BN>>{});
     const int total = sched.total_tiles();
-    const int k_blocks = mp.k / Cfg::kBK;
+    const int k_blocks = mp.k / kBK;
     int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
     for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : gridDim.x, ++j) {
       if (Cfg::kPingPong && (j & 1) != wg - 1) continue;

@@ -11,16 +11,14 @@
 
 namespace pk::sm90 {
 
-// A 3-D bf16 tensor [d2][d1][d0] (d0 contiguous) read in boxes {b0, b1, 1}, 128-byte swizzled (64-byte for
-// 32-column boxes of the BK 32 configs).
+// A 3-D bf16 tensor [d2][d1][d0] (d0 contiguous) read in boxes {b0, b1, 1}, 128-byte swizzled.
 inline CUtensorMap make_tmap_bf16_3d(const void* base, uint64_t d0, uint64_t d1, uint64_t d2,
-                                     uint32_t b0, uint32_t b1,
-                                     CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
+                                     uint32_t b0, uint32_t b1) {
   PK_REQUIRE(reinterpret_cast<uintptr_t>(base) % 16 == 0, "weight pointer must be 16-byte aligned");
   const cuuint64_t dims[3] = {d0, d1, d2};
   const cuuint64_t strides[2] = {d0 * 2, d0 * d1 * 2};
   const cuuint32_t box[3] = {b0, b1, 1};
-  return encode_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, dims, strides, box, swizzle,
+  return encode_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B,
                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
@@ -39,8 +37,6 @@ constexpr int kVariantCluster = 16;
 constexpr int kVariantWait0 = 32;
 // `variant | kVariantTmaStore` (staged epilogues that have it): full tiles leave by TMA tensor stores.
 constexpr int kVariantTmaStore = 64;
-// `variant | kVariantBK32` (GEMM 1's staged form): 32-column k-blocks in twice the stages.
-constexpr int kVariantBK32 = 128;
 
 // A 2-D bf16 tensor [rows][cols] (row stride ld elements) written in boxes of 64 rows x box_cols
 // columns, swizzled as StagedTile::stmatrix_boxes lays them out (64 columns: 128-byte swizzle, 32: 64-byte).

@@ -78,13 +78,9 @@ enum class BMode : int {
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, int BK_ = kBK>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
-  // k-block of a stage: 64 (128-byte rows, 128-byte swizzle), or 32 (64-byte rows and swizzle: half the bytes a
-  // stage, twice the stages in the same shared memory, so the MMAs hold half as many bytes while they run).
-  static constexpr int kBK = BK_;
-  static_assert(BK_ == 64 || (BK_ == 32 && BMODE_ != BMode::kMNMajor && !Cluster_), "BK 32: K-major B only");
   static constexpr int kStages = Stages_;
   static constexpr BMode kBMode = BMODE_;
   static constexpr bool kBMN = BMODE_ == BMode::kMNMajor;
@@ -97,14 +93,15 @@ struct GemmConfig {
   static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
   static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
   using T = cute::bfloat16_t;
-  using KAtom = std::conditional_t<BK_ == 64, cute::GMMA::Layout_K_SW128_Atom<T>, cute::GMMA::Layout_K_SW64_Atom<T>>;
-  using SmemLayoutA = decltype(cute::tile_to_shape(KAtom{}, cute::Shape<cute::Int<kWgRows>, cute::Int<kBK>>{}));
+  using SmemLayoutA = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
+                                                   cute::Shape<cute::Int<kWgRows>, cute::Int<kBK>>{}));
   using SmemLayoutB = std::conditional_t<
       kBMN,
       decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<T>{},
                                    cute::Shape<cute::Int<BN>, cute::Int<kBK>>{},
                                    cute::Step<cute::_2, cute::_1>{})),
-      decltype(cute::tile_to_shape(KAtom{}, cute::Shape<cute::Int<BN>, cute::Int<kBK>>{}))>;
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
+                                   cute::Shape<cute::Int<BN>, cute::Int<kBK>>{}))>;
   static constexpr cute::GMMA::Major kMajorB = kBMN ? cute::GMMA::Major::MN : cute::GMMA::Major::K;
   using MmaOp = std::conditional_t<
       BN == 256, cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
@@ -223,26 +220,26 @@ __device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap* tmap_b, 
     const int r = static_cast<int>(cluster_ctarank());
     constexpr uint16_t kBoth = 3;
     if constexpr (Cfg::kBMode == BMode::kKMajor) {
-      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * Cfg::kBK, c.n_block * Cfg::BN + r * (Cfg::BN / 2),
+      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, c.n_block * Cfg::BN + r * (Cfg::BN / 2),
                      c.group, kBoth);
     } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
-      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * Cfg::kBK, r * p.b_split + c.n_block * (Cfg::BN / 2),
+      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, r * p.b_split + c.n_block * (Cfg::BN / 2),
                      c.group, kBoth);
     } else {
       static_assert(Cfg::BN % 128 == 0, "MN-major B splits into two halves of 64-column boxes");
 #pragma unroll
       for (int q = r * (Cfg::BN / 128); q < (r + 1) * (Cfg::BN / 128); ++q)
-        tma_load_3d_mc(dst + q * (64 * Cfg::kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * Cfg::kBK, c.group, kBoth);
+        tma_load_3d_mc(dst + q * (64 * kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * kBK, c.group, kBoth);
     }
   } else if constexpr (Cfg::kBMode == BMode::kKMajor) {
-    tma_load_3d(dst, tmap_b, bar, kb * Cfg::kBK, c.n_block * Cfg::BN, c.group);
+    tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * Cfg::BN, c.group);
   } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
-    tma_load_3d(dst, tmap_b, bar, kb * Cfg::kBK, c.n_block * (Cfg::BN / 2), c.group);
-    tma_load_3d(dst + Cfg::kBBytes / 2, tmap_b, bar, kb * Cfg::kBK, p.b_split + c.n_block * (Cfg::BN / 2), c.group);
+    tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * (Cfg::BN / 2), c.group);
+    tma_load_3d(dst + Cfg::kBBytes / 2, tmap_b, bar, kb * kBK, p.b_split + c.n_block * (Cfg::BN / 2), c.group);
   } else {
 #pragma unroll
     for (int q = 0; q < Cfg::BN / 64; ++q)
-      tma_load_3d(dst + q * (64 * Cfg::kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * Cfg::kBK, c.group);
+      tma_load_3d(dst + q * (64 * kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * kBK, c.group);
   }
 }
 
@@ -252,9 +249,8 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
                                                   const CUtensorMap* tmap_b, const CUtensorMap* tmap_a,
                                                   uint8_t* smem_a, uint8_t* smem_b, uint64_t* full,
                                                   uint64_t* empty) {
-  static_assert(Cfg::kBK == 64, "A by TMA: the API's tensor maps are 64-column boxes");
   if (threadIdx.x != 0) return;
-  const int k_blocks = p.k / Cfg::kBK;
+  const int k_blocks = p.k / kBK;
   const int total = sched.total_tiles();
   const uint32_t a_base = smem_u32(smem_a), b_base = smem_u32(smem_b);
   uint32_t it = 0;
@@ -270,7 +266,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
         continue;
       }
       mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + Cfg::kBBytes);
-      if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * Cfg::kBK, row0, 0);
+      if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
       load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
     }
   }
@@ -280,17 +276,14 @@ template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
                                               uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
-  // Thread t copies 16-byte chunk t % kChunks of rows t / kChunks + kStride i (kChunks threads per row piece of
-  // BK columns, so a warp instruction covers whole pieces): BK 64: 8 chunks, 128 threads 8 rows each, one warp
-  // 32 rows each; BK 32: 4 chunks, 128 threads 4 rows each.
-  constexpr int kChunks = Cfg::kBK / 8;
-  constexpr int kRowBytes = Cfg::kBK * 2;
-  constexpr int kStride = Cfg::kProducerThreads / kChunks;
+  // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
+  // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
+  constexpr int kStride = Cfg::kProducerThreads / 8;
   constexpr int kRows = kBM / kStride;
   const int t = threadIdx.x;  // 0 .. kProducerThreads-1
-  const int chunk = t & (kChunks - 1);
-  const int r0 = t >> (kChunks == 8 ? 3 : 2);  // rows r0 + kStride i
-  const int k_blocks = p.k / Cfg::kBK;
+  const int chunk = t & 7;
+  const int r0 = t >> 3;      // rows r0 + kStride i
+  const int k_blocks = p.k / kBK;
   const int total = sched.total_tiles();
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
@@ -326,14 +319,11 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
         load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
-      const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * kRowBytes;
+      const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
-        // the smem layouts' swizzle: 16-byte chunk j of row r at j ^ (r % 8) (128-byte rows), j ^ ((r / 2) % 4) (64)
-        const int r = r0 + kStride * i;
-        const uint32_t swz = static_cast<uint32_t>((chunk ^ (kRowBytes == 128 ? r & 7 : (r >> 1) & 3)) << 4);
-        cp_async_16(a_dst + i * kStride * kRowBytes + swz, p.a + src_off[i] + kb * Cfg::kBK,
-                    ((valid_mask >> i) & 1u) * 16u);
+        const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
+        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
@@ -351,7 +341,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
-  const int k_blocks = p.k / Cfg::kBK;
+  const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
   if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
     // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
@@ -371,7 +361,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
-                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * Cfg::kBK * 2));
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
@@ -380,7 +370,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     warpgroup_fence_operand(accum);
     warpgroup_arrive();
 #pragma unroll
-    for (int k = 0; k < Cfg::kBK / 16; ++k) {
+    for (int k = 0; k < kBK / 16; ++k) {
       mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
       cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
     }
