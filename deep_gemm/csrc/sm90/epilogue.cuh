@@ -168,6 +168,22 @@ struct EpiScatterAddF32 {
   }
 };
 
+// 16 rows of an accumulator fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column 8j + 2(lane%4) + c,
+// held at acc(v0 + value)) as bf16 into shared-memory rows row0 .. row0 + 15 at buf (pitch kRowBytes). Matrix
+// q = lane/8 of stmatrix x4 #jj: rows 8(q&1).., columns 16jj + 8(q>>1)..; its fragment is value 8jj + 2q (+1)
+// (j = 2jj + (q>>1), r = q&1).
+template <int kCols, int kRowBytes, class Accum>
+__device__ __forceinline__ void stmatrix_16rows(const Accum& acc, int v0, uint32_t buf, int row0) {
+  const int lane = threadIdx.x % 32, q = lane / 8;
+  const uint32_t addr = buf + (row0 + (q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16;
+#pragma unroll
+  for (int jj = 0; jj < kCols / 16; ++jj) {
+    const int v = v0 + 8 * jj;
+    stmatrix_x4(addr + jj * 32, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
+                pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
+  }
+}
+
 // Helpers of the staged epilogues (cooperative layout, MI = 1; staging half of warpgroup wg at
 // smem_c + wg * 64 * (BN*2 + 16)).
 template <int BN>
@@ -190,20 +206,11 @@ struct StagedTile {
     fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
     named_bar_sync(bar_id, 128);
   }
-  // The accumulators (bf16) into the warpgroup's 64 staging rows. Matrix q = lane/8 of stmatrix x4
-  // #jj: rows 8*(q&1).., columns 16jj + 8*(q>>1)..; its fragment is acc value 8jj + 2q (+1) (value
-  // 4j + 2r + c, j = 2jj + (q>>1), r = q&1).
+  // The accumulators (bf16) into the warpgroup's 64 staging rows (warp w: rows 16w ..).
   template <class Accum>
   __device__ __forceinline__ static void stmatrix_rows(const Accum& acc, uint32_t buf) {
-    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    const int q = lane / 8;
-    const uint32_t addr = buf + (warp * 16 + (q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16;
-#pragma unroll
-    for (int jj = 0; jj < BN / 16; ++jj) {
-      const int v = 8 * jj;
-      stmatrix_x4(addr + jj * 32, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
-                  pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
-    }
+    const int warp = (threadIdx.x % 128) / 32;
+    stmatrix_16rows<BN, kRowBytes>(acc, 0, buf, warp * 16);
   }
   // The same accumulators as BN/kBoxCols boxes of 64 rows x kBoxCols columns (box q at buf +
   // q * 64 * kBoxCols * 2), each swizzled as a TMA box: 64 columns with the 128-byte swizzle (16-byte
@@ -324,17 +331,7 @@ struct WarpStage {
     bulk_wait_read_all();
     __syncwarp();
   }
-  // 16 rows x kCols columns at byte col_bytes of each staging row, from pair(v) = the bf16 pair of values
-  // v, v + 1 of a 16-row fragment kCols wide (value 4j + 2r + c at row lane/4 + 8r, column 8j + 2(lane%4) + c;
-  // the stmatrix x4 mapping of StagedTile::stmatrix_rows).
-  template <int kCols, class Pair>
-  __device__ __forceinline__ static void write(uint32_t buf, uint32_t col_bytes, Pair&& pair) {
-    const int lane = threadIdx.x % 32, q = lane / 8;
-    const uint32_t addr = buf + ((q & 1) * 8 + lane % 8) * kRowBytes + (q >> 1) * 16 + col_bytes;
-#pragma unroll
-    for (int jj = 0; jj < kCols / 16; ++jj)
-      stmatrix_x4(addr + jj * 32, pair(8 * jj), pair(8 * jj + 2), pair(8 * jj + 4), pair(8 * jj + 6));
-  }
+  // (between the two: stmatrix_16rows into the warp's buffer)
   __device__ __forceinline__ static void publish() {
     fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
     __syncwarp();
@@ -372,9 +369,7 @@ struct EpiStoreBf16WarpStaged {
 #pragma unroll
     for (int m = 0; m < 2; ++m) {
       Stage::acquire();
-      Stage::template write<BN>(buf, 0, [&](int v) {
-        return pack_bf16x2(acc(m * BN / 2 + v), acc(m * BN / 2 + v + 1));
-      });
+      stmatrix_16rows<BN, Stage::kRowBytes>(acc, m * BN / 2, buf, 0);
       Stage::publish();
       if (pre.orow[m] >= 0 && cols > 0 && !kDiagNoStores)
         bulk_store_s2g(e.out + (int64_t)pre.orow[m] * e.ld_out + c0,
