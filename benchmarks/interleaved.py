@@ -98,21 +98,28 @@ def variants(shape, T, E, K):
     f = 2 * n * H * I
     zz = torch.empty(n, 2 * I, dtype=torch.bfloat16, device=dev)
 
-    def layer(settings):
-        """The whole layer (forward + backward, bf16 weight gradients) with PK_SM90_VARIANT_<OP> settings."""
+    def with_env(settings, fn):
+        """fn run with the environment variables `settings` set (restored after)."""
         def run():
-            saved = {k: os.environ.get(f"PK_SM90_VARIANT_{k}") for k in settings}
-            os.environ.update({f"PK_SM90_VARIANT_{k}": v for k, v in settings.items()})
+            saved = {k: os.environ.get(k) for k in settings}
+            os.environ.update(settings)
             try:
-                _, zl = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
-                sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16")
+                fn()
             finally:
                 for k, v in saved.items():
                     if v is None:
-                        os.environ.pop(f"PK_SM90_VARIANT_{k}", None)
+                        os.environ.pop(k, None)
                     else:
-                        os.environ[f"PK_SM90_VARIANT_{k}"] = v
+                        os.environ[k] = v
         return run
+
+    def layer_once():
+        _, zl = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
+        sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16")
+
+    def layer(settings):
+        """The whole layer (forward + backward, bf16 weight gradients) with PK_SM90_VARIANT_<OP> settings."""
+        return with_env({f"PK_SM90_VARIANT_{k}": v for k, v in settings.items()}, layer_once)
     # session 10's starting defaults: GEMM 2 / dX staged cooperative 128 x 256 with wait_group 0 and TMA stores
     start10 = {"GEMM2": "99", "DX": "99"}
 
@@ -122,7 +129,14 @@ def variants(shape, T, E, K):
                                 ptr(zz), ptr(h), ctypes.c_float(0.0), ctypes.c_int(v), s)
     defaults = {"GEMM 1": (gemm1(0), 2 * f), "GEMM 2": (a_load("tma", gemm2(0)), f), "dX": (a_load("tma", dx(0)), 2 * f),
                 "dH": (dh(0), f)}
+    m_order = {"PK_SM90_TILE_ORDER": "m"}  # each group's tiles m-tile fastest (scheduler.cuh)
     return {**{f"{k} default": v for k, v in defaults.items()},
+            **{f"{k} default, m-fastest tile order": (with_env(m_order, fn), fl) for k, (fn, fl) in defaults.items()},
+            "layer fwd+bwd, m-fastest tile order": (with_env(m_order, layer_once), 9 * f),
+            "dW2 bf16 out, m-fastest tile order": (wgrad(torch.bfloat16, "dW2", 0, 1024), f),
+            "dW1 bf16 out, m-fastest tile order": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
+            "dW2 bf16 out, m-fastest, no rotation": (wgrad(torch.bfloat16, "dW2", 0, 1024 | 16), f),
+            "dW1 bf16 out, m-fastest, no rotation": (wgrad(torch.bfloat16, "dW1", 0, 1024 | 16), 2 * f),
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),

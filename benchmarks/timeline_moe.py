@@ -99,6 +99,12 @@ def main():
             ms, smin, smed, pmax = clocks(layer)
             print(f"  back to back: {ms:.3f} ms per call; SM clock min {smin:.0f} median {smed:.0f} MHz; "
                   f"power max {pmax:.0f} W")
+    if a.clocks:  # the ceiling the layer is compared with, under the same sustained load
+        n = 8192
+        x, y = (torch.randn(n, n, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        ms, smin, smed, pmax = clocks(lambda: x @ y)
+        print(f"\ndense bf16 {n}^3 back to back: {2 * n ** 3 / ms / 1e9:.0f} TFLOP/s; SM clock min {smin:.0f} "
+              f"median {smed:.0f} MHz; power max {pmax:.0f} W")
 
 
 if __name__ == "__main__":

@@ -65,10 +65,18 @@ inline int64_t max_ctas_override() {
   return s != nullptr ? std::atoll(s) : 0;
 }
 
+// PK_SM90_TILE_ORDER=m (experiment): walk each group's tiles m-tile fastest (see scheduler.cuh).
+inline int m_fastest_override() {
+  const char* s = std::getenv("PK_SM90_TILE_ORDER");
+  return s != nullptr && s[0] == 'm' ? 1 : 0;
+}
+
 template <class Cfg, AMode AM, class Epi>
-void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g,
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g_in,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
+  GroupInfo g = g_in;
+  g.m_fastest = m_fastest_override();
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
              g.num_groups);

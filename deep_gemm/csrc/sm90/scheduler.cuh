@@ -8,10 +8,14 @@
 //             (DeepGEMM's psum layout: ends [E] exclusive, groups start on alignment boundaries;
 //             the alignment travels in max_m)
 // Every CTA builds the prefix of per-group M-tile counts in shared memory once, then walks the
-// global tile list t = blockIdx.x, blockIdx.x + gridDim.x, ...; tile t is (m-tile t / NB,
-// n-block t % NB), so the CTAs working at one time share the A rows of one m-tile and the weights
-// of a few experts (both stay in L2). The grid is sized on the host for the worst case; tiles
-// past the real total simply end the loop, so nothing on the host needs the counts.
+// global tile list t = blockIdx.x, blockIdx.x + gridDim.x, ...; group e owns tiles
+// [P_e * NB, P_{e+1} * NB) (P: prefix of m-tiles, NB: n-blocks). Within a group the order is
+//   n fastest (m_fastest = 0): tile = m * NB + n; the CTAs reading one A m-tile are neighbours;
+//   m fastest (m_fastest = 1): tile = n * M_e + m; the CTAs reading one weight slice are neighbours.
+// Neighbouring tiles run at about the same time, so what they share is read from DRAM once; the
+// operand whose readers are spread over the whole group must stay in L2 for that long.
+// The grid is sized on the host for the worst case; tiles past the real total simply end the loop,
+// so nothing on the host needs the counts.
 #pragma once
 #include <cstdint>
 
@@ -24,6 +28,7 @@ struct GroupInfo {
   int num_groups;
   int max_m;         // kMasked: rows per group; kPsum: alignment
   GroupMode mode;
+  int m_fastest;     // tile order within a group (see above); 0 when not set
 };
 
 constexpr int kMaxGroups = 1024;
@@ -40,11 +45,13 @@ struct Scheduler {
   int* row_base;     // smem [E]
   int* row_count;    // smem [E]
   int num_groups, n_blocks;
+  bool m_fastest;
 
   // Called by all threads of the CTA (contains __syncthreads).
   __device__ void init(const GroupInfo& g, int n_blocks_, int* smem_ints) {
     num_groups = g.num_groups;
     n_blocks = n_blocks_;
+    m_fastest = g.m_fastest != 0;
     tile_prefix = smem_ints;
     row_base = smem_ints + kMaxGroups + 1;
     row_count = row_base + kMaxGroups;
@@ -88,9 +95,8 @@ struct Scheduler {
   __device__ __forceinline__ int total_tiles() const { return tile_prefix[num_groups] * n_blocks; }
 
   __device__ __forceinline__ TileCoord coord(int t) const {
-    const int mt = t / n_blocks;
+    const int mt = t / n_blocks;  // group e holds tile t iff P_e <= t / NB < P_{e+1}
     TileCoord c;
-    c.n_block = t - mt * n_blocks;
     // largest e with tile_prefix[e] <= mt (groups with zero tiles are skipped naturally)
     int lo = 0, hi = num_groups - 1;
     while (lo < hi) {
@@ -98,7 +104,15 @@ struct Scheduler {
       if (tile_prefix[mid] <= mt) lo = mid; else hi = mid - 1;
     }
     c.group = lo;
-    c.m_block = mt - tile_prefix[lo];
+    if (m_fastest) {
+      const int m_tiles = tile_prefix[lo + 1] - tile_prefix[lo];
+      const int local = t - tile_prefix[lo] * n_blocks;
+      c.n_block = local / m_tiles;
+      c.m_block = local - c.n_block * m_tiles;
+    } else {
+      c.n_block = t - mt * n_blocks;
+      c.m_block = mt - tile_prefix[lo];
+    }
     c.row_begin = row_base[lo];
     c.rows = row_count[lo];
     return c;
