@@ -128,7 +128,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(group_mode >= 0 && group_mode <= 2, "group_mode must be 0, 1 or 2");
     PK_REQUIRE(group_mode == 0 || max_m > 0, "max_m (rows per group / alignment) must be positive");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
-    GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode)};
+    GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode), 0};
     int v = variant == 0 ? default_variant(b_mn_major != 0, a_index, group_mode, n, k) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
