@@ -129,14 +129,12 @@ def variants(shape, T, E, K):
                                 ptr(zz), ptr(h), ctypes.c_float(0.0), ctypes.c_int(v), s)
     defaults = {"GEMM 1": (gemm1(0), 2 * f), "GEMM 2": (a_load("tma", gemm2(0)), f), "dX": (a_load("tma", dx(0)), 2 * f),
                 "dH": (dh(0), f)}
-    m_order = {"PK_SM90_TILE_ORDER": "m"}  # each group's tiles m-tile fastest (scheduler.cuh)
+    # each group's tiles m-tile / n-block fastest, forced (the default picks by the n-block count: launch.cuh)
+    orders = {o: {"PK_SM90_TILE_ORDER": o[0]} for o in ("m-fastest", "n-fastest")}
     return {**{f"{k} default": v for k, v in defaults.items()},
-            **{f"{k} default, m-fastest tile order": (with_env(m_order, fn), fl) for k, (fn, fl) in defaults.items()},
-            "layer fwd+bwd, m-fastest tile order": (with_env(m_order, layer_once), 9 * f),
-            "dW2 bf16 out, m-fastest tile order": (wgrad(torch.bfloat16, "dW2", 0, 1024), f),
-            "dW1 bf16 out, m-fastest tile order": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
-            "dW2 bf16 out, m-fastest, no rotation": (wgrad(torch.bfloat16, "dW2", 0, 1024 | 16), f),
-            "dW1 bf16 out, m-fastest, no rotation": (wgrad(torch.bfloat16, "dW1", 0, 1024 | 16), 2 * f),
+            **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
+               for k, (fn, fl) in defaults.items() for o, env in orders.items()},
+            **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),

@@ -121,7 +121,7 @@ struct Params {
   int debug;     // tuning only (see also the entry point's `variant`): bit 0 skips the epilogue stores, bit 1 skips the wgmma,
                  // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile,
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
-                 // bit 7 release each stage right after wgmma.wait_group 0, bit 10 m-tiles fastest
+                 // bit 7 release each stage right after wgmma.wait_group 0
 };
 
 // ---- small PTX helpers ------------------------------------------------------------------------
@@ -237,15 +237,8 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   const int per_group = p.units_m * p.units_n;
   t.group = unit / per_group;
   const int rem = unit - t.group * per_group;
-  // n fastest; debug bit 10 (experiment): m fastest, so the tiles reading one B slice are neighbours
-  int mt, nt;
-  if (p.debug & 1024) {
-    nt = rem / p.units_m;
-    mt = rem - nt * p.units_m;
-  } else {
-    mt = rem / p.units_n;
-    nt = rem - mt * p.units_n;
-  }
+  int mt = rem / p.units_n;
+  int nt = rem - mt * p.units_n;
   if constexpr (MC) {
     if (p.tma_side == 2) mt = 2 * mt + rank;  // B shared: the pair spans two m-tiles
     else nt = 2 * nt + rank;                  // A shared: two n-tiles
