@@ -34,6 +34,7 @@ from deep_gemm.testing import cuda_time_ms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_moe import SHAPES, layer_inputs  # noqa: E402
+from timeline_moe import clocks  # noqa: E402
 
 
 def variants(shape, T, E, K):
@@ -201,6 +202,9 @@ def main():
     ap.add_argument("--seed", type=int, default=0, help="seed of the rounds' random orders")
     ap.add_argument("--only", default="", help="comma-separated substrings: time only variants whose name "
                                                 "contains one of them (e.g. 'GEMM 2,dX')")
+    ap.add_argument("--sustained", type=float, default=0.0,
+                    help="then run each variant back to back for this many seconds, sampling the SM clock and power "
+                         "(which kernels the 700 W cap slows, and by how much)")
     ap.add_argument("--match", default="", help="regular expression: time only variants whose name it matches "
                                                  "(re.search; names contain commas, which --only splits on)")
     a = ap.parse_args()
@@ -226,6 +230,12 @@ def main():
         for k, (fn, flops) in vs.items():
             m = statistics.median(times[k])
             print(f"| {k} | {m:.3f} | {flops / m / 1e9:.0f} | {min(times[k]):.3f}-{max(times[k]):.3f} |")
+        if a.sustained > 0:
+            print(f"\n{shape}: each variant back to back for {a.sustained:g} s")
+            print("| variant | ms | TFLOP/s | SM clock median (min) MHz | power max W |\n|---|---|---|---|---|")
+            for k, (fn, flops) in vs.items():
+                ms, smin, smed, pmax = clocks(fn, a.sustained)
+                print(f"| {k} | {ms:.3f} | {flops / ms / 1e9:.0f} | {smed:.0f} ({smin:.0f}) | {pmax:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

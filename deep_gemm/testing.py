@@ -38,3 +38,24 @@ def cuda_time_ms(fn, reps: int = 20, warmup: int = 3, spread: bool = False):
         times.append(start.elapsed_time(end))
     median = statistics.median(times)
     return (median, min(times), max(times)) if spread else median
+
+
+def cuda_sustained_ms(fn, seconds: float = 2.0, warmup: int = 3) -> float:
+    """Milliseconds per call of fn() run back to back for about `seconds` (one pair of CUDA events around
+    the whole run): the steady state of a training loop, where an H200 sits at its power cap and the CPU
+    runs ahead of the GPU, unlike cuda_time_ms's synchronised calls (the GPU idles between them and
+    starts each call cooler)."""
+    import time
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    n, t0 = 0, time.perf_counter()
+    start.record()
+    while time.perf_counter() - t0 < seconds:
+        fn()
+        n += 1
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / n
+
