@@ -137,6 +137,10 @@ def variants(shape, T, E, K):
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
+            # the weight tile multicast to 2-CTA pairs: fewer L2 -> SM bytes (energy at the power cap)
+            "layer fwd+bwd, 2-CTA multicast GEMM 1 / GEMM 2 / dX": (layer({"GEMM1": "20", "GEMM2": "19", "DX": "19"}), 9 * f),
+            "layer fwd+bwd, GEMM 1 cooperative 128x256": (layer({"GEMM1": "1"}), 9 * f),
+            "GEMM 1 cooperative 128x256, 2-CTA B multicast": (gemm1(17), 2 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
             # ping-pong 128 x 192 (192 accumulators a thread, 4 stages), stored through per-warp staging rows
