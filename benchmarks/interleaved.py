@@ -132,16 +132,10 @@ def variants(shape, T, E, K):
                 "dH": (dh(0), f)}
     # each group's tiles m-tile / n-block fastest, forced (the default picks by the n-block count: launch.cuh)
     orders = {o: {"PK_SM90_TILE_ORDER": o[0]} for o in ("m-fastest", "n-fastest")}
-    evict_first = {"PK_SM90_OUT_EVICT_FIRST": "1"}
     return {**{f"{k} default": v for k, v in defaults.items()},
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
-            # output stores marked L2 evict_first (PK_SM90_OUT_EVICT_FIRST, experiment of session 11)
-            **{f"{k} default, evict-first outputs": (with_env(evict_first, fn), fl) for k, (fn, fl) in defaults.items()},
-            "layer fwd+bwd, evict-first outputs": (with_env(evict_first, layer_once), 9 * f),
-            "dW2 bf16 out, evict-first outputs": (with_env(evict_first, wgrad(torch.bfloat16, "dW2")), f),
-            "dW1 bf16 out, evict-first outputs": (with_env(evict_first, wgrad(torch.bfloat16, "dW1")), 2 * f),
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             # the weight tile multicast to 2-CTA pairs: fewer L2 -> SM bytes (energy at the power cap)
             "layer fwd+bwd, 2-CTA multicast GEMM 1 / GEMM 2 / dX": (layer({"GEMM1": "20", "GEMM2": "19", "DX": "19"}), 9 * f),

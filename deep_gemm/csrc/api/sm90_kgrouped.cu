@@ -1,6 +1,5 @@
 // Exported entry point of the Hopper k-grouped weight-gradient GEMM (sm90/kgrouped_wgrad.cuh).
 #include <cstdint>
-#include <cstdlib>
 #include "../common/driver.cuh"
 #include "../common/error.cuh"
 #include "../sm90/kgrouped_wgrad.cuh"
@@ -222,8 +221,6 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.num_groups = num_groups;
     p.accumulate = accumulate ? 1 : 0;
     p.debug = debug;
-    // PK_SM90_OUT_EVICT_FIRST=1 (experiment, as in launch.cuh): debug bit 10
-    if (const char* ef = std::getenv("PK_SM90_OUT_EVICT_FIRST"); ef != nullptr && ef[0] == '1') p.debug |= 1024;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16 or 19, got %d", variant);

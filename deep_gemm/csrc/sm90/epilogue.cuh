@@ -27,10 +27,7 @@ struct EpilogueParams {
   const int* out_rows;     // StoreBf16: when set, sorted row p is written to output row out_rows[p]
   int inter;               // I
   float clamp;             // +inf when no clamp
-  int out_evict_first;     // experiment: bulk / TMA output stores with an L2 evict_first policy
 };
-
-__device__ __forceinline__ uint64_t out_policy(const EpilogueParams& e) { return l2_store_policy(e.out_evict_first); }
 
 struct NoPre {};
 
@@ -292,8 +289,7 @@ struct EpiStoreBf16Staged {
         if (threadIdx.x % 128 == 0) {
           const int row0 = c.row_begin + c.m_block * 128 + wg * 64;
 #pragma unroll
-          for (int q = 0; q < BN / 64; ++q)
-            tma_store_2d(out_map, buf + q * (64 * 128), n0 + 64 * q, row0, out_policy(e));
+          for (int q = 0; q < BN / 64; ++q) tma_store_2d(out_map, buf + q * (64 * 128), n0 + 64 * q, row0);
           bulk_commit();
         }
         return;
@@ -307,7 +303,7 @@ struct EpiStoreBf16Staged {
         const int cols = min(BN, e.n_out - n0);
         if (cols > 0)
           bulk_store_s2g(e.out + (int64_t)pre.orow * e.ld_out + n0, buf + srow() * Tile::kRowBytes,
-                         static_cast<uint32_t>(cols) * 2u, out_policy(e));
+                         static_cast<uint32_t>(cols) * 2u);
       }
       bulk_commit();
     }
@@ -377,7 +373,7 @@ struct EpiStoreBf16WarpStaged {
       Stage::publish();
       if (pre.orow[m] >= 0 && cols > 0 && !kDiagNoStores)
         bulk_store_s2g(e.out + (int64_t)pre.orow[m] * e.ld_out + c0,
-                       buf + (lane % 16) * Stage::kRowBytes + half * BN, static_cast<uint32_t>(cols) * 2u, out_policy(e));
+                       buf + (lane % 16) * Stage::kRowBytes + half * BN, static_cast<uint32_t>(cols) * 2u);
       bulk_commit();
     }
   }
@@ -430,8 +426,7 @@ struct EpiSwiGLUFwdStaged {
           const int row0 = c.row_begin + c.m_block * 128 + wg * 64, g0 = c.n_block * H;
 #pragma unroll
           for (int b = 0; b < BN / 32; ++b)
-            tma_store_2d(out_map, buf + b * (64 * 64), (b < H / 32 ? 0 : e.inter - H) + g0 + 32 * b, row0,
-                         out_policy(e));
+            tma_store_2d(out_map, buf + b * (64 * 64), (b < H / 32 ? 0 : e.inter - H) + g0 + 32 * b, row0);
           bulk_commit();
         }
         stored = true;
@@ -443,7 +438,7 @@ struct EpiSwiGLUFwdStaged {
       if (pre.row >= 0) {
         const int half = tid / 64;  // 0: gate columns, 1: up columns
         bulk_store_s2g(e.out + (int64_t)pre.row * e.ld_out + half * e.inter + c.n_block * H,
-                       buf + (tid % 64) * Tile::kRowBytes + half * H * 2, H * 2, out_policy(e));
+                       buf + (tid % 64) * Tile::kRowBytes + half * H * 2, H * 2);
       }
       bulk_commit();
     }

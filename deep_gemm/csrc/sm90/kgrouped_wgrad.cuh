@@ -121,8 +121,7 @@ struct Params {
   int debug;     // tuning only (see also the entry point's `variant`): bit 0 skips the epilogue stores, bit 1 skips the wgmma,
                  // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile,
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
-                 // bit 7 release each stage right after wgmma.wait_group 0, bit 10 (experiment) bf16 outs
-                 // stored with an L2 evict_first policy
+                 // bit 7 release each stage right after wgmma.wait_group 0
 };
 
 // ---- small PTX helpers ------------------------------------------------------------------------
@@ -581,8 +580,7 @@ __global__ void __launch_bounds__(kThreads, 1)
               const int row0 = ti.group * p.M + ti.m0 + cw * 64;
 #pragma unroll
               for (int q = 0; q < kCols / 64; ++q)
-                tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0,
-                             l2_store_policy(p.debug & 1024));
+                tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
               bulk_commit();
             }
           }
@@ -598,8 +596,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (issuer) {
             const int srow = warp * 16 + lane;
             const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + srow;
-            bulk_store_s2g(p.out_bf16 + orow * p.N + ti.n0, buf + srow * Tile::kRowBytes, BN * 2,
-                           l2_store_policy(p.debug & 1024));
+            bulk_store_s2g(p.out_bf16 + orow * p.N + ti.n0, buf + srow * Tile::kRowBytes, BN * 2);
             bulk_commit();
           }
           continue;

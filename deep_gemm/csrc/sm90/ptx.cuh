@@ -128,21 +128,6 @@ __device__ __forceinline__ void bulk_store_s2g(void* gdst, uint32_t ssrc, uint32
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gdst), "r"(ssrc), "r"(bytes)
                : "memory");
 }
-// L2 eviction priority for an output written with the hinted stores below: evict_first marks the written
-// lines first to go, so an output that only a later kernel reads does not push operands that are still being
-// reused out of L2; evict_normal behaves as an unhinted store.
-__device__ __forceinline__ uint64_t l2_store_policy(bool evict_first) {
-  uint64_t pol;
-  if (evict_first) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-  else asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(pol));
-  return pol;
-}
-// bulk_store_s2g with an L2 eviction policy (l2_store_policy).
-__device__ __forceinline__ void bulk_store_s2g(void* gdst, uint32_t ssrc, uint32_t bytes, uint64_t pol) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(gdst),
-               "r"(ssrc), "r"(bytes), "l"(pol)
-               : "memory");
-}
 // Bulk element-wise fp32 add of `bytes` from shared into global memory (the reduction is done at
 // L2, no read back here), tracked by this thread's bulk async-groups like bulk_store_s2g.
 __device__ __forceinline__ void bulk_reduce_add_f32_s2g(float* gdst, uint32_t ssrc, uint32_t bytes) {
@@ -155,12 +140,6 @@ __device__ __forceinline__ void bulk_reduce_add_f32_s2g(float* gdst, uint32_t ss
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int col, int row) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
                ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
-               : "memory");
-}
-// tma_store_2d with an L2 eviction policy (l2_store_policy).
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int col, int row, uint64_t pol) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%1, %2}], [%3], %4;"
-               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src), "l"(pol)
                : "memory");
 }
 // The same, adding the box into global memory (fp32 add at L2) instead of overwriting it.
