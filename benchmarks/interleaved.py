@@ -123,6 +123,10 @@ def variants(shape, T, E, K):
         return with_env({f"PK_SM90_VARIANT_{k}": v for k, v in settings.items()}, layer_once)
     # session 10's starting defaults: GEMM 2 / dX staged cooperative 128 x 256 with wait_group 0 and TMA stores
     start10 = {"GEMM2": "99", "DX": "99"}
+    # session 11's: every group n-block fastest; at H >= 3072 GEMM 1 without the TMA store, dX staged cooperative
+    big = H >= 3072
+    run2_11 = {f"PK_SM90_VARIANT_{k}": v for k, v in ({"GEMM1": "4", "DX": "99"} if big else {}).items()}
+    start11 = {**run2_11, "PK_SM90_TILE_ORDER": "n"}
 
     def gemm1(v):
         return lambda: lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H),
@@ -137,6 +141,8 @@ def variants(shape, T, E, K):
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
+            "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
+            "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),
             # the weight tile multicast to 2-CTA pairs: fewer L2 -> SM bytes (energy at the power cap)
             "layer fwd+bwd, 2-CTA multicast GEMM 1 / GEMM 2 / dX": (layer({"GEMM1": "20", "GEMM2": "19", "DX": "19"}), 9 * f),
             "layer fwd+bwd, GEMM 1 cooperative 128x256": (layer({"GEMM1": "1"}), 9 * f),

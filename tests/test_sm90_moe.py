@@ -145,12 +145,12 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
 # per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA (the
 # default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
-# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default at H < 3072);
+# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default where I % 96 == 0);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
-# (variant 4, the default at H >= 3072); "pp192" = GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4:
-# the defaults at H >= 1536, dX only where 2I <= 2048; these cases' H is smaller).
+# (variant 4); "pp192" = GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4: the defaults at
+# H >= 1536; these cases' H is smaller).
 VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},

@@ -44,10 +44,11 @@ using CfgPP192 = GemmConfig<192, 4, BM, true, true>;
 // beats that for the MoE GEMM 2 (K-major B, N = H: 30B -4.0 / -4.8 / -3.9 %, 235B -3.3 / -6.4 / -2.0 %) and the
 // 30B dX (MN-major B, K = 1536: -6.3 / -4.6 / -3.6 %), not for the 235B dX (K = 3072: +3.7 / +1.3 / -0.1 %). Taken
 // for the contiguous layout (the MoE path; masked and psum layouts unmeasured) with N >= 1536 (192-column tiles
-// waste little) and, for MN-major B, K <= 2048.
-inline int default_variant(bool b_mn_major, const int* a_index, int group_mode, int n, int k) {
+// waste little). Session 11 (m-fastest tile order, back to back at the power cap, results/session11/run5): the
+// 235B dX (MN-major B, K = 3072) too, 5.53 vs 5.65 ms (3 synchronised rounds 5.46 vs 5.57), so any K.
+inline int default_variant(bool /*b_mn_major*/, const int* a_index, int group_mode, int n, int /*k*/) {
   if (a_index != nullptr) return 1;
-  if (group_mode == 0 && n >= 1536 && (!b_mn_major || k <= 2048)) return 4;
+  if (group_mode == 0 && n >= 1536) return 4;
   return 3 | kVariantWait0 | kVariantTmaStore;
 }
 

@@ -68,9 +68,11 @@ using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // kernel A/Bs by -2.8, -3.0 and -0.4 % (runs 4, 5, final; the same kernel timed twice differs by ~2 %), but the
 // whole layer with it (and GEMM 2's new default) ran even with the old defaults (run 8: 30.93 vs 30.86 ms,
 // 15 interleaved rounds): not adopted.
-inline int default_gemm1(int hidden, int inter) {
+// Session 11: with the m-fastest tile order (launch.cuh) the TMA store wins at 235B too, back to back at the power
+// cap (results/session11/run5: 5.95 vs 6.06 ms, 2 s each; 3 synchronised rounds 5.34 vs 5.70): 4 + 64 everywhere.
+inline int default_gemm1(int /*hidden*/, int inter) {
   if (inter % 96 != 0) return 1;
-  return hidden < 3072 ? 4 | kVariantTmaStore : 4;
+  return 4 | kVariantTmaStore;
 }
 // dH (session 4, interleaved, 7 rounds, results/session4/run4): 128 x 256 with the SwiGLU backward in
 // epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
