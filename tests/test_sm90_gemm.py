@@ -23,14 +23,22 @@ def _rand(*shape, gen, scale=1.0):
 # Kernel variants the correctness cases run under (PK_SM90_VARIANT_GEMM): "0" = the library default,
 # "1" = cooperative 128 x 256, "2" = ping-pong 128 x 128, "3" = cooperative with the staged (shared
 # memory + bulk copy) epilogue, "4" = ping-pong 128 x 192 staged per warp (192 accumulators a thread).
-# + 16: 2-CTA clusters multicasting B; + 32: wait_group 0; 3 + 64: full tiles stored by TMA
-VARIANTS = ["0", "1", "2", "3", "4", "17", "19", "33", "35", "67", "99"]
+# + 16: 2-CTA clusters multicasting B; + 32: wait_group 0; 3 + 64: full tiles stored by TMA.
+# Suffix "m": each group's tiles walked m-tile first (PK_SM90_TILE_ORDER=m; the default only where N is 16
+# or more n-blocks, wider than these cases).
+VARIANTS = ["0", "1", "2", "3", "4", "17", "19", "33", "35", "67", "99", "0m", "2m", "4m", "19m", "99m"]
 
 
 @pytest.fixture(params=VARIANTS, ids=lambda v: f"variant{v}")
 def variant(request, monkeypatch):
-    monkeypatch.setenv("PK_SM90_VARIANT_GEMM", request.param)
-    return request.param
+    v = request.param
+    if v.endswith("m"):
+        monkeypatch.setenv("PK_SM90_TILE_ORDER", "m")
+        v = v[:-1]
+    else:
+        monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
+    monkeypatch.setenv("PK_SM90_VARIANT_GEMM", v)
+    return v
 
 
 @pytest.mark.parametrize("nn", [False, True])

@@ -164,7 +164,11 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
-            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"}}
+            "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"},
+            # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
+            # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
+            "m_first": {"TILE_ORDER": "m"},
+            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -172,11 +176,12 @@ def _set_variant(monkeypatch, name):
         monkeypatch.delenv(f"PK_SM90_VARIANT_{op}", raising=False)
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
+    monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
     for op, v in VARIANTS[name].items():
         if op == "COMBINE":
             monkeypatch.setenv("PK_MOE_COMBINE", v)
-        elif op == "A_LOAD":
-            monkeypatch.setenv("PK_SM90_A_LOAD", v)
+        elif op in ("A_LOAD", "TILE_ORDER"):
+            monkeypatch.setenv(f"PK_SM90_{op}", v)
         else:
             monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
 
