@@ -19,6 +19,7 @@ import torch
 
 import deep_gemm
 from deep_gemm.kernels import sm90
+from deep_gemm.testing import cuda_sustained_ms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_moe import layer_inputs  # noqa: E402
@@ -61,23 +62,16 @@ def timeline(layer, iters):
 
 
 def clocks(layer, seconds=3.0):
+    """(ms per call back to back for `seconds`, SM clock min and median MHz, power max W), nvidia-smi sampling
+    every 100 ms meanwhile (the first 3 samples dropped)."""
     q = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu",
                           "--format=csv,noheader,nounits", "-lms", "100"], stdout=subprocess.PIPE, text=True)
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    n = 0
-    s.record()
-    import time
-    t0 = time.time()
-    while time.time() - t0 < seconds:
-        layer()
-        n += 1
-    e.record()
-    torch.cuda.synchronize()
+    ms = cuda_sustained_ms(layer, seconds)
     q.terminate()
     samples = [ln.split(",") for ln in q.communicate()[0].strip().splitlines() if ln.count(",") == 2]
     sm = [float(a) for a, _, _ in samples[3:]] or [0.0]
     pw = [float(b) for _, b, _ in samples[3:]] or [0.0]
-    return s.elapsed_time(e) / n, min(sm), statistics.median(sm), max(pw)
+    return ms, min(sm), statistics.median(sm), max(pw)
 
 
 def main():
