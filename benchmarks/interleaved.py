@@ -136,14 +136,10 @@ def variants(shape, T, E, K):
                 "dH": (dh(0), f)}
     # each group's tiles m-tile / n-block fastest, forced (the default picks by the n-block count: launch.cuh)
     orders = {o: {"PK_SM90_TILE_ORDER": o[0]} for o in ("m-fastest", "n-fastest")}
-    skip = {"PK_SM90_ROW_SKIP": "1"}
     return {**{f"{k} default": v for k, v in defaults.items()},
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
-            # no MMAs on m64 blocks past a group's end (PK_SM90_ROW_SKIP=1: launch.cuh, mainloop.cuh)
-            **{f"{k} default, row skip": (with_env(skip, fn), fl) for k, (fn, fl) in defaults.items() if k != "dH"},
-            "layer fwd+bwd, row skip": (with_env(skip, layer_once), 9 * f),
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),

@@ -168,13 +168,7 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},
-            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"},
-            # no MMAs on m64 blocks past a group's end (PK_SM90_ROW_SKIP=1): the default kernels (GEMM 1
-            # cooperative: a warpgroup skips), GEMM 2 / dX ping-pong 128 x 192 (the tile's lower block
-            # skips), GEMM 1 cooperative 128 x 256
-            "row_skip": {"ROW_SKIP": "1"},
-            "row_skip_pp192": {"GEMM2": "4", "DX": "4", "ROW_SKIP": "1"},
-            "row_skip_coop": {"GEMM1": "1", "ROW_SKIP": "1"}}
+            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -183,11 +177,10 @@ def _set_variant(monkeypatch, name):
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
     monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
-    monkeypatch.delenv("PK_SM90_ROW_SKIP", raising=False)
     for op, v in VARIANTS[name].items():
         if op == "COMBINE":
             monkeypatch.setenv("PK_MOE_COMBINE", v)
-        elif op in ("A_LOAD", "TILE_ORDER", "ROW_SKIP"):
+        elif op in ("A_LOAD", "TILE_ORDER"):
             monkeypatch.setenv(f"PK_SM90_{op}", v)
         else:
             monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
@@ -227,27 +220,6 @@ def test_moe_deterministic(rng, variant):
     g1 = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z1, None, "bf16")
     g2 = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z1, None, "bf16")
     for a, b in zip(g1[:1] + g1[3:], g2[:1] + g2[3:]):  # dx, dtw (dW determinism is the wgrad kernel's)
-        assert torch.equal(a, b)
-
-
-@pytest.mark.parametrize("kernels", [{}, {"GEMM2": "4", "DX": "4"}, {"GEMM1": "1"}, {"GEMM1": "2", "GEMM2": "2", "DX": "2"}],
-                         ids=["default", "pp192", "gemm1_coop", "pp128"])
-def test_moe_row_skip_bitwise(rng, monkeypatch, kernels):
-    """PK_SM90_ROW_SKIP=1 leaves out only MMAs on rows no epilogue stores: every output bitwise equal."""
-    sm90 = _sm90()
-    # 16 experts, skewed: groups ending in 1..64 rows of their last tile, and empty ones
-    x, idx, w, w13, w2, dy = make_case(700, 16, 8, 512, 256, "skewed", rng)
-    routing = deep_gemm.moe_routing(idx, 16)
-    _set_variant(monkeypatch, "default")
-    for op, v in kernels.items():
-        monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
-    outs = []
-    for skip in ("0", "1"):
-        monkeypatch.setenv("PK_SM90_ROW_SKIP", skip)
-        y, z = sm90.moe_forward(x, idx, w, w13, w2, routing, None, "bf16")
-        g = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16")
-        outs.append((y, z) + tuple(g[:1]) + tuple(g[3:]))
-    for a, b in zip(*outs):
         assert torch.equal(a, b)
 
 

@@ -148,7 +148,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     const bool pp192 = v == 4;
     const int bn = pp ? 128 : pp192 ? 192 : 256;
     MainloopParams mp{static_cast<const __nv_bfloat16*>(a), lda, a_index, topk > 0 ? topk : 1, k, n, 0,
-                      (n + bn - 1) / bn, 0};
+                      (n + bn - 1) / bn};
     EpilogueParams ep{};
     ep.out = static_cast<__nv_bfloat16*>(out);
     ep.ld_out = ld_out;

@@ -142,7 +142,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
-                      inter / half, 0};
+                      inter / half};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets, 0};
     const EpilogueParams ep = swiglu_epilogue(z, h, inter, clamp);
     auto st = static_cast<cudaStream_t>(stream);
@@ -189,7 +189,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
-                      inter / (v >= 3 ? 256 : 128), 0};
+                      inter / (v >= 3 ? 256 : 128)};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets, 0};
     EpilogueParams ep = swiglu_epilogue(dz, hw, inter, clamp);
     ep.z = static_cast<const __nv_bfloat16*>(z);
@@ -250,7 +250,7 @@ PK_EXPORT int pk_sm90_moe_gemm2_scatter(const void* h, int64_t num_tokens, int h
     constexpr int bn = Gemm2ScatterCoop::BN;
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, bn);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(h), inter, nullptr, 1, inter, hidden, 0,
-                      (hidden + bn - 1) / bn, 0};
+                      (hidden + bn - 1) / bn};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets, 0};
     EpilogueParams ep{};
     ep.part = y32;  // EpiScatterAddF32's field use: part = y32, ld_out = its row stride, inter = topk

@@ -159,7 +159,6 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
-  int row_skip;       // 1: no MMAs on a tile's m64 blocks past its group's end (see lower_rows_inside)
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
@@ -183,17 +182,6 @@ __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int
 }
 // False only for a cluster's second m-tile past its group's end.
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
-// With mp.row_skip: false when the last m64 block a consumer warpgroup computes (cooperative: its 64
-// rows; ping-pong: the tile's rows 64..127) lies wholly past the group's end. About half the groups end
-// in a tile of 64 rows or fewer (uniform top-8 routing: ~3 % of all MMA rows). Cooperative: the
-// warpgroup skips its MMAs; ping-pong: it multiplies only the first m64 block. The skipped rows keep
-// stale (ping-pong 192-accumulator forms: cleared) accumulators that no epilogue stores. Never in the
-// epilogue-warps form (dH, session 8: +1.7 / +4.7 % at 235B).
-template <class Cfg>
-__device__ __forceinline__ bool lower_rows_inside(const MainloopParams& p, const TileCoord& c, int wg) {
-  if (Cfg::kEpiWarps || !p.row_skip) return true;
-  return c.m_block * kBM + (Cfg::kPingPong ? 64 : wg * 64) < c.rows;
-}
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
 // consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
@@ -349,17 +337,15 @@ template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
                                                   uint32_t& it, int wg, Accum& accum,
-                                                  uint64_t* turn_done = nullptr, bool has_rows = true,
-                                                  bool lower_rows = true) {
+                                                  uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if (kDiagNoMma || (Cfg::kCluster && !has_rows) || (!Cfg::kPingPong && !lower_rows)) {
-    // A cluster's m-tile past its group's end, a cooperative warpgroup whose rows all lie past it (or a
-    // no-MMA diagnostic build): nothing to compute; take each stage (the other warpgroup, or the peer
-    // CTA, still needs it filled; a cluster's B half came from the peer) and hand it back.
+  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
+    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
+    // each stage (its B half came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
@@ -370,59 +356,42 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     return;
   }
   uint32_t prev = 0;
-  // The k-block loop, multiplying every m64 block of the warpgroup's rows (kAll) or only the first
-  // (ping-pong tile whose rows 64..127 lie past the group's end). Two whole loops, chosen once a tile:
-  // a branch around single wgmmas inside one loop makes ptxas serialize them (C7520).
-  auto k_loop = [&](auto all_rows) {
-    constexpr bool kAll = decltype(all_rows)::value;
-    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const uint32_t s = it % Cfg::kStages;
-      mbar_wait(&full[s], (it / Cfg::kStages) & 1);
-      fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
-      auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
-                                                       (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
-      auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
-      Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
-      Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
-      Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
-      Tensor tCrB = thr.make_fragment_B(thr.partition_B(sB));
-      warpgroup_fence_operand(accum);
-      warpgroup_arrive();
-#pragma unroll
-      for (int k = 0; k < kBK / 16; ++k) {
-        mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-        if constexpr (kAll) {
-          cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
-        } else {
-          static_assert(decltype(size<1>(tCrB))::value == 1, "one wgmma atom spans BN");
-          cute::gemm(mma, tCrA(_, Int<0>{}, k), tCrB(_, Int<0>{}, k), accum(_, Int<0>{}, Int<0>{}));
-        }
-      }
-      warpgroup_commit_batch();
-      if constexpr (Cfg::kWait0) {
-        warpgroup_wait<0>();
-        warpgroup_fence_operand(accum);
-        if (lane == 0) release_stage<Cfg>(&empty[s]);
-      } else {
-        warpgroup_wait<1>();
-        warpgroup_fence_operand(accum);
-        if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
-        prev = s;
-      }
-    }
-    // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
-    // (they queue behind ours on the tensor cores instead of waiting for ours to drain).
-    if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
-    warpgroup_wait<0>();
+  for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    const uint32_t s = it % Cfg::kStages;
+    mbar_wait(&full[s], (it / Cfg::kStages) & 1);
+    fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
+    auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
+    auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
+    Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
+    Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
+    Tensor tCrB = thr.make_fragment_B(thr.partition_B(sB));
     warpgroup_fence_operand(accum);
-    if (!Cfg::kWait0 && k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
-  };
-  if constexpr (Cfg::kMI == 2) {
-    if (lower_rows) k_loop(cute::true_type{});
-    else k_loop(cute::false_type{});
-  } else {
-    k_loop(cute::true_type{});
+    warpgroup_arrive();
+#pragma unroll
+    for (int k = 0; k < kBK / 16; ++k) {
+      mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+      cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
+    }
+    warpgroup_commit_batch();
+    if constexpr (Cfg::kWait0) {
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      if (lane == 0) release_stage<Cfg>(&empty[s]);
+    } else {
+      warpgroup_wait<1>();
+      warpgroup_fence_operand(accum);
+      if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
+      prev = s;
+    }
   }
+  // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
+  // (they queue behind ours on the tensor cores instead of waiting for ours to drain).
+  if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
+  warpgroup_wait<0>();
+  warpgroup_fence_operand(accum);
+  if (!Cfg::kWait0 && k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
 }
 
 }  // namespace pk::sm90
