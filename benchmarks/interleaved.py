@@ -136,14 +136,10 @@ def variants(shape, T, E, K):
                 "dH": (dh(0), f)}
     # each group's tiles m-tile / n-block fastest, forced (the default picks by the n-block count: launch.cuh)
     orders = {o: {"PK_SM90_TILE_ORDER": o[0]} for o in ("m-fastest", "n-fastest")}
-    dyn = {"PK_SM90_UNIT_ORDER": "dynamic"}
     return {**{f"{k} default": v for k, v in defaults.items()},
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
-            # units claimed from a global counter (PK_SM90_UNIT_ORDER=dynamic: scheduler.cuh, UnitSource)
-            **{f"{k} default, dynamic order": (with_env(dyn, fn), fl) for k, (fn, fl) in defaults.items()},
-            "layer fwd+bwd, dynamic order": (with_env(dyn, layer_once), 9 * f),
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),

@@ -168,16 +168,7 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},
-            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"},
-            # units claimed from a global counter (PK_SM90_UNIT_ORDER=dynamic; scheduler.cuh, UnitSource): every
-            # walker (gathering producer, TMA producer thread, consumers, dH's epilogue warps) reads the same ring;
-            # the 2-CTA forms stay static
-            "dynamic": {"UNIT_ORDER": "dynamic"},
-            "dynamic_pp192": {"GEMM2": "4", "DX": "4", "UNIT_ORDER": "dynamic"},
-            "dynamic_m_first": {"TILE_ORDER": "m", "UNIT_ORDER": "dynamic"},
-            "dynamic_dh_warps2": {"DH": "5", "UNIT_ORDER": "dynamic"},
-            "dynamic_cp_async_a": {"A_LOAD": "cp_async", "UNIT_ORDER": "dynamic"},
-            "dynamic_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "UNIT_ORDER": "dynamic"}}
+            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -186,11 +177,10 @@ def _set_variant(monkeypatch, name):
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
     monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
-    monkeypatch.delenv("PK_SM90_UNIT_ORDER", raising=False)
     for op, v in VARIANTS[name].items():
         if op == "COMBINE":
             monkeypatch.setenv("PK_MOE_COMBINE", v)
-        elif op in ("A_LOAD", "TILE_ORDER", "UNIT_ORDER"):
+        elif op in ("A_LOAD", "TILE_ORDER"):
             monkeypatch.setenv(f"PK_SM90_{op}", v)
         else:
             monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
@@ -265,8 +255,7 @@ def test_moe_cuda_graph(rng, variant):
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
                                   "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
-                                  "cluster", "pp192", "dynamic", "dynamic_pp192", "dynamic_dh_warps2",
-                                  "dynamic_cp_async_a"])
+                                  "cluster", "pp192"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -292,9 +281,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"), ("default", "dynamic"),
-                                        ("pp192", "dynamic_pp192"), ("dh_warps2", "dynamic_dh_warps2"),
-                                        ("default", "dynamic_m_first")])
+                                        ("default", "staged_no_tma"), ("default", "pp192")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

@@ -15,7 +15,7 @@ template <class Cfg, AMode AM, class Epi>
 __global__ void __launch_bounds__(kNumThreads, 1)
 grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_constant__ CUtensorMap tmap_a,
                     const __grid_constant__ CUtensorMap tmap_out, const MainloopParams mp, const GroupInfo groups,
-                    const EpilogueParams ep, int* unit_counter) {
+                    const EpilogueParams ep) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -27,8 +27,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
   uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
   uint64_t* staged_empty = done + 3;      // ... and has been read back
-  UnitRing* ring = reinterpret_cast<UnitRing*>(done + (Cfg::kEpiWarps ? 4 : 2));
-  int* sched_ints = reinterpret_cast<int*>(ring + 1);
+  int* sched_ints = reinterpret_cast<int*>(done + (Cfg::kEpiWarps ? 4 : 2));
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
@@ -36,10 +35,6 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&full[s], full_arrivals<Cfg, AM>());
       mbar_init(&empty[s], Cfg::kConsumerArrivals);  // one arrival per consumer warp of a stage
-    }
-    for (int s = 0; s < kUnitRing; ++s) {
-      mbar_init(&ring->full[s], 1);
-      mbar_init(&ring->empty[s], unit_walkers<Cfg, AM>());
     }
     mbar_init(&done[0], 4);
     mbar_init(&done[1], 4);
@@ -53,8 +48,6 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   sched.init(groups, mp.n_blocks, sched_ints);  // ends with __syncthreads (also publishes barriers)
   if constexpr (Cfg::kCluster) cluster_sync();  // the peer's barriers exist before any multicast or remote arrive
 
-  // Dynamic unit order (unit_counter set) only without clusters: a pair's CTAs must take the same unit.
-  UnitSourceOf<Cfg> units{Cfg::kCluster ? nullptr : unit_counter, ring, 0};
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
 #ifndef PK_SM90_NO_SETMAXNREG  // (diagnostic builds only: compute-sanitizer racecheck experiments)
@@ -62,17 +55,18 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
 #endif
     if constexpr (Cfg::kEpiWarps) {
       if (threadIdx.x < Cfg::kProducerThreads) {
-        producer_loop<Cfg, AM>(sched, units, mp, &tmap_b, smem_a, smem_b, full, empty);
+        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
       } else {  // epilogue warps: the consumers' tile sequence, one staged tile at a time
         const int total = sched.total_tiles();
-        for (int j = 0, unit; (unit = units.next(j, total)) < total; ++j)
+        int j = 0;
+        for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
           Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), j, smem_c, staged_full,
                                                                  staged_empty);
       }
     } else if constexpr (AM == AMode::kContiguousTma) {
-      producer_loop_tma<Cfg>(sched, units, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
+      producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
     } else {
-      producer_loop<Cfg, AM>(sched, units, mp, &tmap_b, smem_a, smem_b, full, empty);
+      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
     }
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG
@@ -83,8 +77,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     Tensor accum = partition_fragment_C(mma, Shape<Int<Cfg::kWgRows>, Int<Cfg::BN>>{});
     const int total = sched.total_tiles();
     const int k_blocks = mp.k / kBK;
-    // j: CTA-local tile ordinal; tile j uses pipeline k-blocks j*k_blocks ...
-    for (int j = 0, unit; (unit = units.next(j, total)) < total; ++j) {
+    int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
+    for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : gridDim.x, ++j) {
       if (Cfg::kPingPong && (j & 1) != wg - 1) continue;
       const TileCoord c = cta_tile<Cfg>(sched, unit);
       typename Epi::Pre pre;

@@ -75,13 +75,6 @@ inline int m_fastest_order(int n_blocks) {
   return n_blocks >= 16 ? 1 : 0;
 }
 
-// Unit order (scheduler.cuh, UnitSource): PK_SM90_UNIT_ORDER=dynamic claims each CTA's units from a global
-// counter (start order = list order); static (the default) walks them round robin.
-inline bool dynamic_unit_order() {
-  const char* s = std::getenv("PK_SM90_UNIT_ORDER");
-  return s != nullptr && s[0] == 'd';
-}
-
 template <class Cfg, AMode AM, class Epi>
 void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g_in,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
@@ -105,22 +98,13 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
     const int64_t cap = max_ctas_override() / 2;
     if (cap > 0 && cap < n) n = cap;
     cfg.gridDim = dim3(static_cast<unsigned>(2 * n), 1, 1);
-    PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, tmap_out, mp, g, ep, static_cast<int*>(nullptr)));
+    PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, tmap_out, mp, g, ep));
   } else {
     int64_t grid = units < num_sms() ? units : num_sms();
     const int64_t cap = max_ctas_override();
     if (cap > 0 && cap < grid) grid = cap;
-    // The dynamic order's counter: zeroed, used and freed in stream order (graph-capturable memory nodes).
-    int* counter = nullptr;
-    if (dynamic_unit_order()) {
-      PK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&counter), sizeof(int), stream));
-      PK_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));
-    }
     kernel<<<static_cast<unsigned>(grid), kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
-                                                                                   ep, counter);
-    PK_CHECK_LAUNCH();
-    if (counter != nullptr) PK_CUDA_CHECK(cudaFreeAsync(counter, stream));
-    return;
+                                                                                   ep);
   }
   PK_CHECK_LAUNCH();
 }

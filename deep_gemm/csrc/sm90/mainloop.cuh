@@ -138,16 +138,9 @@ struct GemmConfig {
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
   static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
-                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + sizeof(UnitRing) + kSchedInts * 4;
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
-
-// Warps that walk the units (each reads every UnitRing slot): both consumer warpgroups' 8 and warpgroup 0's
-// (its 4 gathering / epilogue warps, or the TMA producer's one thread).
-template <class Cfg, AMode AM>
-__host__ __device__ constexpr uint32_t unit_walkers() {
-  return 8 + (AM == AMode::kContiguousTma && !Cfg::kEpiWarps ? 1 : 4);
-}
 
 // Full-barrier arrivals per stage: the cp.async producer threads + the TMA thread's expect_tx, or the
 // TMA thread alone when A comes by TMA too.
@@ -168,11 +161,17 @@ struct MainloopParams {
   int n_blocks;
 };
 
-// Tile walk of a CTA: the units UnitSource gives (scheduler.cuh). With a 2-CTA cluster a unit is a 256-row
-// pair of m-tiles (the kernel's Scheduler counts 2 * kBM rows per m-tile), walked statically, and cluster
-// rank r takes the pair's m-tile r.
+// Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
+// 2-CTA cluster a unit is a 256-row pair of m-tiles (the kernel's Scheduler counts 2 * kBM rows per
+// m-tile) and cluster rank r takes the pair's m-tile r. (Staged-store configs re-read %nctaid at
+// each step: with 3 stages the 72-register producer otherwise spilled the hoisted grid stride.)
 template <class Cfg>
-using UnitSourceOf = UnitSource<Cfg::kCluster>;
+__device__ __forceinline__ int first_unit() { return Cfg::kCluster ? blockIdx.x / 2 : blockIdx.x; }
+template <class Cfg>
+__device__ __forceinline__ int unit_step() {
+  if constexpr (Cfg::kCluster) return grid_ctas() / 2;
+  else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
+}
 template <class Cfg>
 using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM>;
 template <class Cfg>
@@ -246,16 +245,16 @@ __device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap* tmap_b, 
 
 // Producer with A by TMA as well: one thread issues both tiles of every stage.
 template <class Cfg>
-__device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched, UnitSourceOf<Cfg> units,
-                                                  const MainloopParams& p, const CUtensorMap* tmap_b,
-                                                  const CUtensorMap* tmap_a, uint8_t* smem_a, uint8_t* smem_b,
-                                                  uint64_t* full, uint64_t* empty) {
+__device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
+                                                  const CUtensorMap* tmap_b, const CUtensorMap* tmap_a,
+                                                  uint8_t* smem_a, uint8_t* smem_b, uint64_t* full,
+                                                  uint64_t* empty) {
   if (threadIdx.x != 0) return;
   const int k_blocks = p.k / kBK;
   const int total = sched.total_tiles();
   const uint32_t a_base = smem_u32(smem_a), b_base = smem_u32(smem_b);
   uint32_t it = 0;
-  for (int j = 0, unit; (unit = units.template next<true>(j, total)) < total; ++j) {
+  for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
@@ -274,9 +273,9 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
 }
 
 template <class Cfg, AMode AM>
-__device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, UnitSourceOf<Cfg> units,
-                                              const MainloopParams& p, const CUtensorMap* tmap_b,
-                                              uint8_t* smem_a, uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
+__device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
+                                              const CUtensorMap* tmap_b, uint8_t* smem_a,
+                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
   // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
@@ -289,7 +288,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, Uni
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  for (int j = 0, unit; (unit = units.next(j, total)) < total; ++j) {
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.

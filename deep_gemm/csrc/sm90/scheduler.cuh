@@ -18,7 +18,6 @@
 // so nothing on the host needs the counts.
 #pragma once
 #include <cstdint>
-#include "ptx.cuh"
 
 namespace pk::sm90 {
 
@@ -117,58 +116,6 @@ struct Scheduler {
     c.row_begin = row_base[lo];
     c.rows = row_count[lo];
     return c;
-  }
-};
-
-// Which units (tiles, or 2-CTA tile pairs) a CTA takes, in order.
-//   static (counter == nullptr): first, first + step, first + 2 step, ... (round robin over the grid);
-//   dynamic: the first unit is blockIdx.x, every later one is claimed from a global counter
-//   (gridDim.x + atomicAdd), so units start in list order in time whatever each CTA's speed. A static walk
-//   lets CTAs drift apart (a CTA with cheaper tiles runs ahead), so the tiles running at one moment
-//   spread over more of the list and share fewer operands in L2 (session 12 run 1: making 3 % of the
-//   tiles cheaper slowed the 235B m-first kernels 3-10 %).
-// Thread 0 of the CTA (the producer's TMA thread) claims units one ahead (the atomic's latency hides
-// behind a tile) and publishes each through a ring of kUnitRing shared-memory slots; every warp that
-// walks the units reads every slot and releases it with one arrival (per-thread arrivals, 257-384 of
-// them a tile, cost GEMM 2 / dX ~3 % in session 12 run 2: their tiles are short).
-constexpr int kUnitRing = 4;
-
-struct UnitRing {
-  uint64_t full[kUnitRing];   // 1 arrival: thread 0 wrote the slot
-  uint64_t empty[kUnitRing];  // one arrival per walking warp (unit_walkers in mainloop.cuh)
-  int unit[kUnitRing];
-};
-
-template <bool kPairs>  // kPairs: 2-CTA clusters, a unit per cluster (static walk only)
-struct UnitSource {
-  int* counter;  // nullptr: static walk
-  UnitRing* ring;
-  int claimed;   // thread 0: the unit claimed for the next ordinal
-
-  // Unit of CTA-local ordinal j (called by every walker for j = 0, 1, 2, ... until it returns >= total):
-  // by all 32 lanes of a walking warp together, or (kLone) by thread 0 alone, the TMA producer.
-  // The static walk reads the grid from special registers at each call (a hoisted stride made the
-  // 72-register producers spill).
-  template <bool kLone = false>
-  __device__ __forceinline__ int next(int j, int total) {
-    if (counter == nullptr) {
-      if constexpr (kPairs) return static_cast<int>(blockIdx.x) / 2 + j * (grid_ctas() / 2);
-      else return static_cast<int>(blockIdx.x) + j * grid_ctas();
-    }
-    const int s = j % kUnitRing;
-    const uint32_t phase = static_cast<uint32_t>(j / kUnitRing) & 1u;
-    if (threadIdx.x == 0) {
-      const int u = j == 0 ? static_cast<int>(blockIdx.x) : claimed;
-      mbar_wait(&ring->empty[s], phase ^ 1u);
-      ring->unit[s] = u;
-      mbar_arrive(&ring->full[s]);
-      if (u < total) claimed = grid_ctas() + atomicAdd(counter, 1);
-    }
-    mbar_wait(&ring->full[s], phase);
-    const int u = *reinterpret_cast<volatile int*>(&ring->unit[s]);
-    if constexpr (!kLone) __syncwarp();  // every lane has read the slot
-    if (kLone || threadIdx.x % 32 == 0) mbar_arrive(&ring->empty[s]);
-    return u;
   }
 };
 
