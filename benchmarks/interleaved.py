@@ -146,9 +146,6 @@ def variants(shape, T, E, K):
             # the weight tile multicast to 2-CTA pairs: fewer L2 -> SM bytes (energy at the power cap)
             "layer fwd+bwd, 2-CTA multicast GEMM 1 / GEMM 2 / dX": (layer({"GEMM1": "20", "GEMM2": "19", "DX": "19"}), 9 * f),
             "layer fwd+bwd, GEMM 1 cooperative 128x256": (layer({"GEMM1": "1"}), 9 * f),
-            # three consumer warpgroups on 192 x (96 + 96) tiles: ~20 % fewer operand bytes a FLOP than 128 x 192
-            "layer fwd+bwd, GEMM 1 cooperative 192x192": (layer({"GEMM1": "3"}), 9 * f),
-            "GEMM 1 cooperative 192x192, 3 consumer warpgroups": (gemm1(3), 2 * f),
             "GEMM 1 cooperative 128x256, 2-CTA B multicast": (gemm1(17), 2 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),

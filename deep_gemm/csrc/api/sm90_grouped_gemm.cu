@@ -63,7 +63,7 @@ void dispatch_a(const CUtensorMap& tb, const MainloopParams& mp, const GroupInfo
   if (mp.a_index != nullptr) {
     launch_grouped_gemm<C, AMode::kGatherPair, E>(tb, mp, g, ep, max_rows, s);
   } else if (a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 && max_rows > 0) {
-    const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, C::kBM);
+    const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, kBM);
     launch_grouped_gemm<C, AMode::kContiguousTma, E>(tb, mp, g, ep, max_rows, s, ta);
   } else {
     launch_grouped_gemm<C, AMode::kContiguous, E>(tb, mp, g, ep, max_rows, s);
@@ -80,7 +80,7 @@ void dispatch_a_tma_only(const CUtensorMap& tb, const MainloopParams& mp, const 
   const bool tma_out_ok = !kTma || (ep.out_rows == nullptr && reinterpret_cast<uintptr_t>(ep.out) % 16 == 0);
   if (mp.a_index == nullptr && a_tma && mp.lda == mp.k && reinterpret_cast<uintptr_t>(mp.a) % 16 == 0 &&
       max_rows > 0 && tma_out_ok) {
-    const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, W::kBM);
+    const CUtensorMap ta = make_tmap_bf16_3d(mp.a, mp.k, max_rows, 1, kBK, kBM);
     CUtensorMap tout{};
     if constexpr (kTma) tout = make_tmap_bf16_store(ep.out, ep.n_out, max_rows, ep.ld_out);
     launch_grouped_gemm<W, AMode::kContiguousTma, E>(tb, mp, g, ep, max_rows, s, ta, tout);

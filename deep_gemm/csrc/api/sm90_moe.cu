@@ -26,7 +26,6 @@ namespace {
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
 using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
-using Gemm1Coop3 = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, false, 3>;
 // variant 4 (the default where I % 96 == 0): staged with 128 x (gate 96 + up 96) tiles, which leaves
 // room for 4 pipeline stages next to the staging tile.
 using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
@@ -126,11 +125,11 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v >= 1 && v <= 4,
-               "GEMM 1 variant must be 0, 1, 2, 3 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+    PK_REQUIRE(v == 1 || v == 2 || v == 4,
+               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
-    PK_REQUIRE(!(mc && (v == 2 || v == 3)), "GEMM 1 variant %d has no 2-CTA cluster form", variant);
+    PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
@@ -138,9 +137,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     // (I % 128 == 0 above) when their bases are
     PK_REQUIRE(reinterpret_cast<uintptr_t>(z) % 16 == 0 && reinterpret_cast<uintptr_t>(h) % 16 == 0,
                "z and h must be 16-byte aligned");
-    if ((v == 3 || v == 4) && inter % 96 != 0) v = 1;
+    if (v == 4 && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : v == 3 || v == 4 ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -149,8 +148,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 3)  // cooperative 192 x (96 + 96), three consumer warpgroups
-      launch_grouped_gemm<Gemm1Coop3, AMode::kGatherPair, EpiSwiGLUFwd<192, 1>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)

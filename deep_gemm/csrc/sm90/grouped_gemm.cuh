@@ -12,7 +12,7 @@
 namespace pk::sm90 {
 
 template <class Cfg, AMode AM, class Epi>
-__global__ void __launch_bounds__(Cfg::kThreads, 1)
+__global__ void __launch_bounds__(kNumThreads, 1)
 grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_constant__ CUtensorMap tmap_a,
                     const __grid_constant__ CUtensorMap tmap_out, const MainloopParams mp, const GroupInfo groups,
                     const EpilogueParams ep) {

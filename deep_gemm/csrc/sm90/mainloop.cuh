@@ -28,6 +28,7 @@ namespace pk::sm90 {
 
 constexpr int kBM = 128;
 constexpr int kBK = 64;
+constexpr int kNumThreads = 384;
 
 // How rows of A are found: sorted row p of the group layout reads A row ...
 enum class AMode : int {
@@ -76,15 +77,8 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// ConsumerWGs_ = 3 (plain cooperative only): three consumer warpgroups on a 192 x BN tile (512 threads,
-// 128 registers each: ptxas compiles every region for the launch bound whatever setmaxnreg says, so BN
-// is at most 192, a 64 x 192 accumulator; 64 x 256 needs 154). At 192 x 192: A 24 + B 24 KiB a k-block,
-// ~20 % fewer operand bytes into the SM per FLOP than 128 x 192. Its tiles are rebased (cta_tile): a
-// tile's first row becomes row_begin and m_block 0, so the epilogues' 128-row arithmetic never sees a
-// 192-row m-block.
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, int ConsumerWGs_ = 2>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -97,13 +91,7 @@ struct GemmConfig {
   static constexpr bool kWait0 = Wait0_;
   static_assert(!(Wait0_ && PingPong_), "wait_group 0 release is written for the cooperative layout");
   static_assert(!(Cluster_ && PingPong_), "2-CTA clusters are written for the cooperative layout");
-  static constexpr int kConsumerWGs = ConsumerWGs_;
-  static_assert(ConsumerWGs_ == 2 || (ConsumerWGs_ == 3 && !PingPong_ && !StagedStore_ && !Cluster_ &&
-                                      EpiWarps_ == 0 && !Wait0_),
-                "three consumer warpgroups: the plain cooperative layout only");
-  static constexpr int kBM = PingPong_ ? 128 : 64 * ConsumerWGs_;  // rows of a CTA tile
-  static constexpr int kThreads = 128 * (1 + ConsumerWGs_);
-  static constexpr int kConsumerArrivals = (kPingPong ? 4 : 4 * ConsumerWGs_) * (kCluster ? 2 : 1);  // warps releasing a stage
+  static constexpr int kConsumerArrivals = (kPingPong ? 4 : 8) * (kCluster ? 2 : 1);  // warps releasing a stage
   using T = cute::bfloat16_t;
   using SmemLayoutA = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
                                                    cute::Shape<cute::Int<kWgRows>, cute::Int<kBK>>{}));
@@ -121,8 +109,7 @@ struct GemmConfig {
                          cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
   using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
 
-  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB (24 with three consumer warpgroups)
-  static_assert(ConsumerWGs_ == 2 || BN_ <= 192, "three consumer warpgroups: 128 registers a thread");
+  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStagedStore = StagedStore_;
@@ -139,14 +126,14 @@ struct GemmConfig {
   // waiting forever). The epilogue-warps form keeps the launch bound's 168 everywhere (no
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
-  static constexpr bool kSetMaxNReg = !kEpiWarps && ConsumerWGs_ == 2;
+  static constexpr bool kSetMaxNReg = !kEpiWarps;
   // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
   // takes 56 / 224 (the 8-row gather fits 56 registers).
   static constexpr int kAccRegs = kWgRows * BN / 128;
   static_assert(kAccRegs <= 192, "accumulators a consumer thread");
   static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
   static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
-  static_assert(!kSetMaxNReg || kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
+  static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
@@ -186,17 +173,11 @@ __device__ __forceinline__ int unit_step() {
   else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
 }
 template <class Cfg>
-using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : Cfg::kBM>;
+using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM>;
 template <class Cfg>
 __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int unit) {
   TileCoord c = sched.coord(unit);
   if constexpr (Cfg::kCluster) c.m_block = 2 * c.m_block + static_cast<int>(cluster_ctarank());
-  if constexpr (Cfg::kBM != kBM) {  // rebase (see GemmConfig's ConsumerWGs_)
-    const int r0 = c.m_block * Cfg::kBM;
-    c.row_begin += r0;
-    c.rows -= r0;
-    c.m_block = 0;
-  }
   return c;
 }
 // False only for a cluster's second m-tile past its group's end.
@@ -275,7 +256,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
   uint32_t it = 0;
   for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
-    const int row0 = c.row_begin + c.m_block * Cfg::kBM;
+    const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
@@ -298,7 +279,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
   // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
-  constexpr int kRows = Cfg::kBM / kStride;
+  constexpr int kRows = kBM / kStride;
   const int t = threadIdx.x;  // 0 .. kProducerThreads-1
   const int chunk = t & 7;
   const int r0 = t >> 3;      // rows r0 + kStride i
@@ -315,7 +296,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
-      const int local = c.m_block * Cfg::kBM + r0 + kStride * i;
+      const int local = c.m_block * kBM + r0 + kStride * i;
       int64_t row = 0;
       if (local < c.rows) {
         const int sp = c.row_begin + local;
@@ -380,7 +361,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
-                                                     (Cfg::kPingPong ? 0 : wg * 64 * kBK * 2));
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
