@@ -167,9 +167,6 @@ def variants(shape, T, E, K):
             "dH 2 epilogue warps 128x256, wait0": (dh(37), f),
             "dH epilogue warps 128x256, wait0, z L1 prefetch": (dh(40), f),
             "dH 2 epilogue warps 128x256, wait0, z L1 prefetch": (dh(41), f),
-            # 10 + 32: 8 + 32 with the consumers gathering rows 64..127 of dy between their MMAs
-            "dH epilogue warps 128x256, wait0, z L1 prefetch, consumers gather half": (dh(42), f),
-            "layer fwd+bwd, dH consumers gather half": (layer({"DH": "42"}), 9 * f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

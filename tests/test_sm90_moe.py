@@ -168,9 +168,7 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},
-            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"},
-            # dH 10 + 32: the default 8 + 32 with the consumer warpgroups gathering rows 64..127 of dy themselves
-            "dh_consumer_gather": {"DH": "42"}}
+            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -257,7 +255,7 @@ def test_moe_cuda_graph(rng, variant):
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
                                   "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
-                                  "cluster", "pp192", "dh_consumer_gather"])
+                                  "cluster", "pp192"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -283,8 +281,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"),
-                                        ("default", "dh_consumer_gather")])
+                                        ("default", "staged_no_tma"), ("default", "pp192")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

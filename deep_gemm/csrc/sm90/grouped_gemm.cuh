@@ -77,12 +77,6 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     Tensor accum = partition_fragment_C(mma, Shape<Int<Cfg::kWgRows>, Int<Cfg::BN>>{});
     const int total = sched.total_tiles();
     const int k_blocks = mp.k / kBK;
-    using Gather = std::conditional_t<Cfg::kConsumerGather, ConsumerGather<Cfg, AM>, void>;
-    [[maybe_unused]] std::conditional_t<Cfg::kConsumerGather, ConsumerGather<Cfg, AM>, int> gather{};
-    if constexpr (Cfg::kConsumerGather) {
-      gather = ConsumerGather<Cfg, AM>{&sched, &mp, smem_u32(smem_a), full, empty, k_blocks, total};
-      for (int q = 0; q < Cfg::kStages - 1; ++q) gather.issue(q);  // the first k-blocks' share
-    }
     int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
     for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : gridDim.x, ++j) {
       if (Cfg::kPingPong && (j & 1) != wg - 1) continue;
@@ -101,12 +95,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
         const int other = 2 - wg;  // consumer index of the other warpgroup
         if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
       }
-      consumer_mainloop<Cfg, decltype(accum), Gather>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
-                                                      Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c),
-                                                      [&]() -> Gather* {
-                                                        if constexpr (Cfg::kConsumerGather) return &gather;
-                                                        else return nullptr;
-                                                      }());
+      consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
+                             Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
       if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);
       else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c, &tmap_out);
       else Epi::apply(ep, c, wg - 1, accum, pre);

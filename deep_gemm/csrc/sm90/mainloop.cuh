@@ -15,7 +15,6 @@
 // 64 (N) x 64 (K), each one TMA box, matching cute's Layout_MN_SW128 atoms tiled K-first.
 #pragma once
 #include <cstdint>
-#include <type_traits>
 #include <cuda_bf16.h>
 #include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
@@ -78,14 +77,8 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// ConsumerGather_ (epilogue-warps form with Wait0_ only): the consumers gather the tile's rows 64..127 of A
-// themselves (ConsumerGather below: after issuing a k-block's MMAs, each consumer thread copies its 16-byte
-// piece of two rows for the k-block kStages - 1 ahead), the gathering warp(s) only rows 0..63. In dH at 30B
-// the one gathering warp bounds the kernel (its loads alone take as long as everything), while the
-// consumers' issue slots idle as their MMAs run.
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool ConsumerGather_ = false>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -128,9 +121,6 @@ struct GemmConfig {
   static_assert(!(kEpiWarps && (PingPong_ || StagedStore_ || Cluster_)),
                 "the epilogue warps are written for the plain cooperative layout");
   static constexpr int kProducerThreads = 128 - 32 * kEpilogueWarps;  // threads gathering A (cp.async)
-  static constexpr bool kConsumerGather = ConsumerGather_;
-  static_assert(!ConsumerGather_ || (EpiWarps_ > 0 && Wait0_), "consumer gather: the epilogue-warps form with wait0");
-  static constexpr int kProducerRows = ConsumerGather_ ? 64 : kBM;  // rows of A the gathering warps copy
   // setmaxnreg split: warpgroup 0 (producer) / each consumer warpgroup; the sum stays <= 504 (what
   // CUTLASS's splits use: a 160/176/176 split, 512, hung on the H200, the consumers' setmaxnreg.inc
   // waiting forever). The epilogue-warps form keeps the launch bound's 168 everywhere (no
@@ -156,7 +146,7 @@ struct GemmConfig {
 // TMA thread alone when A comes by TMA too.
 template <class Cfg, AMode AM>
 __host__ __device__ constexpr uint32_t full_arrivals() {
-  return AM == AMode::kContiguousTma ? 1 : Cfg::kProducerThreads + 1 + (Cfg::kConsumerGather ? 256 : 0);
+  return AM == AMode::kContiguousTma ? 1 : Cfg::kProducerThreads + 1;
 }
 
 // Everything the mainloop needs besides the B tensor map.
@@ -289,7 +279,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
   // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
-  constexpr int kRows = Cfg::kProducerRows / kStride;
+  constexpr int kRows = kBM / kStride;
   const int t = threadIdx.x;  // 0 .. kProducerThreads-1
   const int chunk = t & 7;
   const int r0 = t >> 3;      // rows r0 + kStride i
@@ -341,68 +331,13 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-// Cfg::kConsumerGather: the consumers' share of the A gather (rows 64..127 of each tile; the gathering
-// warps copy rows 0..63). Consumer thread t (0..255) copies 16-byte piece t % 8 of rows 64 + t / 8 and
-// 96 + t / 8 of pipeline k-block q (tile q / k_blocks of the CTA's walk) into stage q % kStages, once
-// both warpgroups have released that stage, and arrives on its full barrier through the cp.async unit.
-template <class Cfg, AMode AM>
-struct ConsumerGather {
-  static_assert(AM == AMode::kGatherPair, "the consumers gather only the dy rows of dH");
-  const SchedulerOf<Cfg>* sched;
-  const MainloopParams* p;
-  uint32_t a_base;
-  uint64_t* full;
-  uint64_t* empty;
-  int k_blocks, total;
-  int tile = -1;        // CTA-local tile ordinal whose rows off[] hold
-  int64_t off[2];       // element offsets of this thread's two rows (+ its piece)
-  uint32_t valid = 0;   // bit i: row i lies inside the group
-
-  __device__ __forceinline__ int tid() const { return static_cast<int>(threadIdx.x) - 128; }
-
-  __device__ __forceinline__ void issue(int q) {
-    const int jt = q / k_blocks;
-    const int unit = static_cast<int>(blockIdx.x) + jt * static_cast<int>(gridDim.x);
-    if (unit >= total) return;  // past the CTA's last tile: nobody waits for this stage
-    const int chunk = tid() & 7;
-    if (jt != tile) {
-      const TileCoord c = sched->coord(unit);
-      valid = 0;
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int local = c.m_block * kBM + 64 + 32 * i + (tid() >> 3);
-        int64_t row = 0;
-        if (local < c.rows) {
-          row = __ldg(p->a_index + c.row_begin + local) / p->topk;
-          valid |= 1u << i;
-        }
-        off[i] = row * p->lda + chunk * 8;
-      }
-      tile = jt;
-    }
-    const int kb = q - jt * k_blocks;
-    const uint32_t s = static_cast<uint32_t>(q) % Cfg::kStages;
-    mbar_wait(&empty[s], ((static_cast<uint32_t>(q) / Cfg::kStages) & 1) ^ 1);
-    if constexpr (!kDiagNoLoads) {
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int r = 64 + 32 * i + (tid() >> 3);
-        const uint32_t swz = static_cast<uint32_t>((chunk ^ (r & 7)) << 4);
-        cp_async_16(a_base + s * Cfg::kABytes + r * 128 + swz, p->a + off[i] + kb * kBK, ((valid >> i) & 1u) * 16u);
-      }
-    }
-    cp_async_mbar_arrive_noinc(&full[s]);
-  }
-};
-
 // One tile's mainloop for one consumer warpgroup (cooperative: wg = 0/1 owns rows 64wg..64wg+63;
 // ping-pong: the whole tile).
-template <class Cfg, class Accum, class Gather = void>
+template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
                                                   uint32_t& it, int wg, Accum& accum,
-                                                  uint64_t* turn_done = nullptr, bool has_rows = true,
-                                                  Gather* gather = nullptr) {
+                                                  uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
@@ -415,7 +350,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
       if (lane == 0) release_stage<Cfg>(&empty[s]);
-      if constexpr (!std::is_void_v<Gather>) gather->issue(static_cast<int>(it) + Cfg::kStages - 1);
     }
     // (Ping-pong, no-MMA build: the other warpgroup waits for this turn.)
     if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
@@ -441,9 +375,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
     }
     warpgroup_commit_batch();
-    // The consumers' share of the gather for k-block it + kStages - 1 (its stage was released after the
-    // previous k-block's MMAs), issued while this k-block's MMAs run.
-    if constexpr (!std::is_void_v<Gather>) gather->issue(static_cast<int>(it) + Cfg::kStages - 1);
     if constexpr (Cfg::kWait0) {
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
