@@ -167,15 +167,6 @@ def variants(shape, T, E, K):
             "dH 2 epilogue warps 128x256, wait0": (dh(37), f),
             "dH epilogue warps 128x256, wait0, z L1 prefetch": (dh(40), f),
             "dH 2 epilogue warps 128x256, wait0, z L1 prefetch": (dh(41), f),
-            # + 128: A (gathered rows) and B in rings of their own, A's deeper (GEMM 1: A 5 / B 3 stages; dH: A 5 /
-            # B 2); + 256: dH with A 3 / B 2 (what B's shallower ring alone costs)
-            "dH epilogue warps 128x256, wait0, z L1 prefetch, split rings A5 B2": (dh(168), f),
-            "dH 2 epilogue warps 128x256, wait0, z L1 prefetch, split rings A5 B2": (dh(169), f),
-            "dH epilogue warps 128x256, wait0, z L1 prefetch, split rings A3 B2": (dh(296), f),
-            "GEMM 1 staged 128x192, TMA store, split rings A5 B3": (gemm1(196), 2 * f),
-            "GEMM 1 staged 128x192, TMA store, wait0, split rings A5 B3": (gemm1(228), 2 * f),
-            "layer fwd+bwd, split rings (GEMM 1 A5 B3, dH A5 B2)": (
-                layer({"GEMM1": "196", "DH": "169" if H >= 3072 else "168"}), 9 * f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

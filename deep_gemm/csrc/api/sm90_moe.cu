@@ -36,9 +36,6 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant 4 | kVariantDeepA (with or without kVariantWait0; z by TMA): A 5 stages deep, B 3 (instead of 4 + 4).
-using Gemm1Staged192DeepA = GemmConfig<192, 3, BMode::kKMajorSplit, false, true, false, 0, false, 5>;
-using Gemm1Staged192DeepAW0 = GemmConfig<192, 3, BMode::kKMajorSplit, false, true, false, 0, true, 5>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -55,11 +52,6 @@ using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
 // | kVariantWait0: the same with each stage released after wgmma.wait_group 0.
 using DhEpiWarpsW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3, true>;
 using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true>;
-// | kVariantWait0 | kVariantDeepA (8, 9): A (gathered dy) 5 stages deep, B 2, in the 3 shared stages' bytes;
-// | kVariantWait0 | kVariantShallowB (8; diagnostic): A 3, B 2.
-using DhEpiWarpsW0DeepA = GemmConfig<256, 2, BMode::kMNMajor, false, false, false, 3, true, 5>;
-using DhEpiWarps2W0DeepA = GemmConfig<256, 2, BMode::kMNMajor, false, false, false, 2, true, 5>;
-using DhEpiWarpsW0ShallowB = GemmConfig<256, 2, BMode::kMNMajor, false, false, false, 3, true, 3>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -132,18 +124,14 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
-    const bool deep_a = (v & kVariantDeepA) != 0;
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore | kVariantDeepA);
+    v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
     PK_REQUIRE(v == 1 || v == 2 || v == 4,
                "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
-    PK_REQUIRE(!tma_out || (v == 4 && !mc && (!w0 || deep_a)),
-               "GEMM 1 has a TMA-store form of variant 4 only (variant %d)", variant);
-    PK_REQUIRE(!deep_a || (v == 4 && !mc && tma_out),
-               "GEMM 1's split-ring form (+%d) is a form of variant 4 + %d (variant %d)", kVariantDeepA, kVariantTmaStore,
+    PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
     // z and h leave in 16-byte pieces (bulk copies, TMA or 16-byte stores): their rows are 16-byte aligned
     // (I % 128 == 0 above) when their bases are
@@ -162,12 +150,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
-    else if (v == 4 && deep_a && w0)
-      launch_grouped_gemm<Gemm1Staged192DeepAW0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192, true>>(
-          tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));
-    else if (v == 4 && deep_a)
-      launch_grouped_gemm<Gemm1Staged192DeepA, AMode::kGatherPair, EpiSwiGLUFwdStaged<192, true>>(
-          tb, mp, g, ep, rows, st, CUtensorMap{}, make_tmap_bf16_store(z, 2ull * inter, rows, 2ull * inter, 32));
     else if (v == 4 && w0)
       launch_grouped_gemm<Gemm1Staged192W0, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && tma_out)
@@ -197,17 +179,13 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     int v = variant == 0 ? default_dh(hidden, inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
-    const bool deep_a = (v & kVariantDeepA) != 0, shallow_b = (v & kVariantShallowB) != 0;
-    v &= ~(kVariantCluster | kVariantWait0 | kVariantDeepA | kVariantShallowB);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9) && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)) &&
-                   (!deep_a || ((v == 8 || v == 9) && w0 && !shallow_b)) && (!shallow_b || (v == 8 && w0)),
-               "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters), 4, 5, 8, 9 plus %d (wait_group 0), 8, 9 plus "
-               "%d + %d (split rings) or 8 plus %d + %d, got %d",
-               kVariantCluster, kVariantWait0, kVariantWait0, kVariantDeepA, kVariantWait0, kVariantShallowB, variant);
+    v &= ~(kVariantCluster | kVariantWait0);
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9) && (!mc || v == 3) && (!w0 || (v >= 4 && !mc)),
+               "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters) or 4, 5, 8, 9 plus %d (wait_group 0), got %d",
+               kVariantCluster, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
     if (v >= 3 && inter % 256 != 0) v = 1;
-    const bool split = (deep_a || shallow_b) && (v == 8 || v == 9);
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
@@ -226,14 +204,6 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
-    else if (split && shallow_b)
-      launch_grouped_gemm<DhEpiWarpsW0ShallowB, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows,
-                                                                                                  st);
-    else if (split && v == 8)
-      launch_grouped_gemm<DhEpiWarpsW0DeepA, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (split)
-      launch_grouped_gemm<DhEpiWarps2W0DeepA, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows,
-                                                                                                st);
     else if (v == 8 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 9 && w0)

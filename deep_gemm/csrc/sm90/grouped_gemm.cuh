@@ -16,18 +16,15 @@ __global__ void __launch_bounds__(kNumThreads, 1)
 grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_constant__ CUtensorMap tmap_a,
                     const __grid_constant__ CUtensorMap tmap_out, const MainloopParams mp, const GroupInfo groups,
                     const EpilogueParams ep) {
-  static_assert(!(Cfg::kSplitRings && AM == AMode::kContiguousTma), "split rings gather A by cp.async");
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   uint8_t* smem_a = smem;
-  uint8_t* smem_b = smem + Cfg::kAStages * Cfg::kABytes;
+  uint8_t* smem_b = smem + Cfg::kStages * Cfg::kABytes;
   uint8_t* smem_c = smem_b + Cfg::kStages * Cfg::kBBytes;  // staging tile (kStoreBytes; 0 unless staged)
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem_c + Cfg::kStoreBytes);  // A's (and B's unless split)
-  uint64_t* empty = full + Cfg::kAStages;
-  uint64_t* full_b = empty + Cfg::kAStages;  // split rings only: B's own
-  uint64_t* empty_b = full_b + Cfg::kStages;
-  uint64_t* done = full + Cfg::kRingBarriers;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem_c + Cfg::kStoreBytes);
+  uint64_t* empty = full + Cfg::kStages;
+  uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
   uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
   uint64_t* staged_empty = done + 3;      // ... and has been read back
   int* sched_ints = reinterpret_cast<int*>(done + (Cfg::kEpiWarps ? 4 : 2));
@@ -35,15 +32,9 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
     if constexpr (AM == AMode::kContiguousTma) prefetch_tma_map(&tmap_a);
-    for (int s = 0; s < Cfg::kAStages; ++s) {
+    for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&full[s], full_arrivals<Cfg, AM>());
       mbar_init(&empty[s], Cfg::kConsumerArrivals);  // one arrival per consumer warp of a stage
-    }
-    if constexpr (Cfg::kSplitRings) {
-      for (int s = 0; s < Cfg::kStages; ++s) {
-        mbar_init(&full_b[s], 1);  // the TMA thread's expect_tx
-        mbar_init(&empty_b[s], Cfg::kConsumerArrivals);
-      }
     }
     mbar_init(&done[0], 4);
     mbar_init(&done[1], 4);
@@ -64,10 +55,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
 #endif
     if constexpr (Cfg::kEpiWarps) {
       if (threadIdx.x < Cfg::kProducerThreads) {
-        if constexpr (Cfg::kSplitRings)
-          producer_loop_split<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, full_b, empty_b);
-        else
-          producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
       } else {  // epilogue warps: the consumers' tile sequence, one staged tile at a time
         const int total = sched.total_tiles();
         int j = 0;
@@ -77,8 +65,6 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       }
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
-    } else if constexpr (Cfg::kSplitRings) {
-      producer_loop_split<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, full_b, empty_b);
     } else {
       producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
     }
@@ -109,7 +95,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
         const int other = 2 - wg;  // consumer index of the other warpgroup
         if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
       }
-      consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, full_b, empty_b, it, wg - 1, accum,
+      consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
                              Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
       if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);
       else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c, &tmap_out);

@@ -37,12 +37,6 @@ constexpr int kVariantCluster = 16;
 constexpr int kVariantWait0 = 32;
 // `variant | kVariantTmaStore` (staged epilogues that have it): full tiles leave by TMA tensor stores.
 constexpr int kVariantTmaStore = 64;
-// `variant | kVariantDeepA` (GEMM 1 4, dH 8 / 9 with wait_group 0): A and B in rings of their own, A's deeper
-// (GemmConfig's AStages_), in the shared memory the shared ring had.
-constexpr int kVariantDeepA = 128;
-// `variant | kVariantShallowB` (dH 8 with wait_group 0; a diagnostic for kVariantDeepA): the split rings with
-// A as deep as the default's and B one stage shallower.
-constexpr int kVariantShallowB = 256;
 
 // A 2-D bf16 tensor [rows][cols] (row stride ld elements) written in boxes of 64 rows x box_cols
 // columns, swizzled as StagedTile::stmatrix_boxes lays them out (64 columns: 128-byte swizzle, 32: 64-byte).

@@ -77,20 +77,11 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// AStages_ = a > 0 (cooperative, A gathered by cp.async, no cluster): A and B get rings of their own,
-// A a stages deep and B Stages_ deep, each with its own full / empty barriers; the producer issues A
-// a - Stages_ k-blocks ahead of B (producer_loop_split). The gathered rows (from DRAM / L2 at random)
-// then get more k-blocks of lookahead than the weight tile (TMA, mostly L2 hits) in the same shared
-// memory.
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, int AStages_ = 0>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
-  static constexpr int kStages = Stages_;                           // B ring (and A, unless split)
-  static constexpr int kAStages = AStages_ > 0 ? AStages_ : Stages_;  // A ring
-  static constexpr bool kSplitRings = kAStages != kStages;
-  static_assert(!(kSplitRings && (PingPong_ || Cluster_)), "split rings are written for the plain cooperative layout");
+  static constexpr int kStages = Stages_;
   static constexpr BMode kBMode = BMODE_;
   static constexpr bool kBMN = BMODE_ == BMode::kMNMajor;
   static constexpr bool kPingPong = PingPong_;
@@ -146,9 +137,8 @@ struct GemmConfig {
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
-  static constexpr int kRingBarriers = 2 * kAStages + (kSplitRings ? 2 * kStages : 0);  // full + empty
-  static constexpr int kSmemBytes = 1024 /*align slack*/ + kAStages * kABytes + kStages * kBBytes + kStoreBytes +
-                                    (kRingBarriers + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
+  static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
@@ -156,7 +146,7 @@ struct GemmConfig {
 // TMA thread alone when A comes by TMA too.
 template <class Cfg, AMode AM>
 __host__ __device__ constexpr uint32_t full_arrivals() {
-  return AM == AMode::kContiguousTma ? 1 : Cfg::kProducerThreads + (Cfg::kSplitRings ? 0 : 1);
+  return AM == AMode::kContiguousTma ? 1 : Cfg::kProducerThreads + 1;
 }
 
 // Everything the mainloop needs besides the B tensor map.
@@ -341,92 +331,11 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-// Producer with split rings (Cfg::kSplitRings): A k-block i goes to A stage i % kAStages, B k-block i to B
-// stage i % kStages, each completing its own full barrier. A runs kAhead = kAStages - kStages k-blocks ahead
-// of B (across tile boundaries): A's k-block i + kAhead and B's k-block i both wait for the consumers to
-// release k-block i - kStages, so the one thread issuing B never holds A back.
-template <class Cfg, AMode AM>
-__device__ __forceinline__ void producer_loop_split(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
-                                                    const CUtensorMap* tmap_b, uint8_t* smem_a, uint8_t* smem_b,
-                                                    uint64_t* full_a, uint64_t* empty_a, uint64_t* full_b,
-                                                    uint64_t* empty_b) {
-  static_assert(Cfg::kSplitRings && AM != AMode::kContiguousTma, "split rings gather A by cp.async");
-  constexpr int kStride = Cfg::kProducerThreads / 8;
-  constexpr int kRows = kBM / kStride;
-  constexpr int kAhead = Cfg::kAStages - Cfg::kStages;
-  static_assert(kAhead > 0, "the A ring is the deeper one");
-  const int t = threadIdx.x;
-  const int chunk = t & 7;
-  const int r0 = t >> 3;
-  const int k_blocks = p.k / kBK;
-  const int total = sched.total_tiles();
-  const uint32_t a_base = smem_u32(smem_a);
-  const uint32_t b_base = smem_u32(smem_b);
-  // A cursor: tile unit_a, k-block kb_a, pipeline k-block it_a; this thread's row offsets in that tile.
-  int unit_a = first_unit<Cfg>(), kb_a = 0;
-  uint32_t it_a = 0;
-  int64_t src_off[kRows];
-  uint32_t valid_mask = 0;
-  auto tile_rows = [&](int unit) {
-    const TileCoord c = cta_tile<Cfg>(sched, unit);
-    valid_mask = 0;
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const int local = c.m_block * kBM + r0 + kStride * i;
-      int64_t row = 0;
-      if (local < c.rows) {
-        const int sp = c.row_begin + local;
-        if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
-        else row = sp;
-        valid_mask |= 1u << i;
-      }
-      src_off[i] = row * p.lda + chunk * 8;
-    }
-  };
-  auto step_a = [&] {
-    if (unit_a >= total) return;
-    if (kb_a == 0) tile_rows(unit_a);
-    const uint32_t s = it_a % Cfg::kAStages;
-    mbar_wait(&empty_a[s], ((it_a / Cfg::kAStages) & 1) ^ 1);
-    if constexpr (!kDiagNoLoads) {
-      const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) {
-        const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb_a * kBK, ((valid_mask >> i) & 1u) * 16u);
-      }
-    }
-    cp_async_mbar_arrive_noinc(&full_a[s]);
-    ++it_a;
-    if (++kb_a == k_blocks) {
-      kb_a = 0;
-      unit_a += unit_step<Cfg>();
-    }
-  };
-  for (int d = 0; d < kAhead; ++d) step_a();
-  uint32_t it_b = 0;
-  for (int unit_b = first_unit<Cfg>(); unit_b < total; unit_b += unit_step<Cfg>()) {
-    const TileCoord cb = cta_tile<Cfg>(sched, unit_b);
-    for (int kb = 0; kb < k_blocks; ++kb, ++it_b) {
-      step_a();
-      if (t == 0) {
-        const uint32_t s = it_b % Cfg::kStages;
-        mbar_wait(&empty_b[s], ((it_b / Cfg::kStages) & 1) ^ 1);
-        mbar_arrive_expect_tx(&full_b[s], kDiagNoLoads ? 0 : Cfg::kBBytes);
-        if constexpr (!kDiagNoLoads) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full_b[s], p, cb, kb);
-      }
-    }
-  }
-  asm volatile("cp.async.wait_all;" ::: "memory");
-}
-
 // One tile's mainloop for one consumer warpgroup (cooperative: wg = 0/1 owns rows 64wg..64wg+63;
 // ping-pong: the whole tile).
-// With split rings full / empty are A's and full_b / empty_b B's barriers (else unused).
 template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
-                                                  uint64_t* full_b, uint64_t* empty_b,
                                                   uint32_t& it, int wg, Accum& accum,
                                                   uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
@@ -438,32 +347,22 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
     // each stage (its B half came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const uint32_t s = it % Cfg::kAStages;
-      mbar_wait(&full[s], (it / Cfg::kAStages) & 1);
+      const uint32_t s = it % Cfg::kStages;
+      mbar_wait(&full[s], (it / Cfg::kStages) & 1);
       if (lane == 0) release_stage<Cfg>(&empty[s]);
-      if constexpr (Cfg::kSplitRings) {
-        const uint32_t sb = it % Cfg::kStages;
-        mbar_wait(&full_b[sb], (it / Cfg::kStages) & 1);
-        if (lane == 0) release_stage<Cfg>(&empty_b[sb]);
-      }
     }
     // (Ping-pong, no-MMA build: the other warpgroup waits for this turn.)
     if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
     return;
   }
-  uint32_t prev = 0, prev_b = 0;
+  uint32_t prev = 0;
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-    const uint32_t s = it % Cfg::kAStages;
-    mbar_wait(&full[s], (it / Cfg::kAStages) & 1);
-    uint32_t sb = s;
-    if constexpr (Cfg::kSplitRings) {
-      sb = it % Cfg::kStages;
-      mbar_wait(&full_b[sb], (it / Cfg::kStages) & 1);
-    }
+    const uint32_t s = it % Cfg::kStages;
+    mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
                                                      (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
-    auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + sb * Cfg::kBBytes);
+    auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
     Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
@@ -480,14 +379,11 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
       if (lane == 0) release_stage<Cfg>(&empty[s]);
-      if (Cfg::kSplitRings && lane == 0) release_stage<Cfg>(&empty_b[sb]);
     } else {
       warpgroup_wait<1>();
       warpgroup_fence_operand(accum);
       if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
-      if (Cfg::kSplitRings && kb > 0 && lane == 0) release_stage<Cfg>(&empty_b[prev_b]);
       prev = s;
-      prev_b = sb;
     }
   }
   // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
@@ -496,7 +392,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   warpgroup_wait<0>();
   warpgroup_fence_operand(accum);
   if (!Cfg::kWait0 && k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
-  if (Cfg::kSplitRings && !Cfg::kWait0 && k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty_b[prev_b]);
 }
 
 }  // namespace pk::sm90
