@@ -140,11 +140,6 @@ def variants(shape, T, E, K):
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
-            # each tile's k-loop starts at k-block s (m + 3n) mod k_blocks (PK_SM90_K_STAGGER=s)
-            **{f"{k} default, k stagger {st}": (with_env({"PK_SM90_K_STAGGER": str(st)}, fn), fl)
-               for k, (fn, fl) in defaults.items() for st in (1, 2, 4)},
-            **{f"layer fwd+bwd, k stagger {st}": (with_env({"PK_SM90_K_STAGGER": str(st)}, layer_once), 9 * f)
-               for st in (1, 2, 4)},
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),

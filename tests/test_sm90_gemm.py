@@ -25,23 +25,18 @@ def _rand(*shape, gen, scale=1.0):
 # memory + bulk copy) epilogue, "4" = ping-pong 128 x 192 staged per warp (192 accumulators a thread).
 # + 16: 2-CTA clusters multicasting B; + 32: wait_group 0; 3 + 64: full tiles stored by TMA.
 # Suffix "m": each group's tiles walked m-tile first (PK_SM90_TILE_ORDER=m; the default only where N is 16
-# or more n-blocks, wider than these cases). Suffix "s": each tile's k-loop starts at k-block 3 (m + 3n) mod
-# k_blocks (PK_SM90_K_STAGGER=3).
-VARIANTS = ["0", "1", "2", "3", "4", "17", "19", "33", "35", "67", "99", "0m", "2m", "4m", "19m", "99m",
-            "0s", "2s", "4s", "99s"]
+# or more n-blocks, wider than these cases).
+VARIANTS = ["0", "1", "2", "3", "4", "17", "19", "33", "35", "67", "99", "0m", "2m", "4m", "19m", "99m"]
 
 
 @pytest.fixture(params=VARIANTS, ids=lambda v: f"variant{v}")
 def variant(request, monkeypatch):
     v = request.param
-    monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
-    monkeypatch.delenv("PK_SM90_K_STAGGER", raising=False)
     if v.endswith("m"):
         monkeypatch.setenv("PK_SM90_TILE_ORDER", "m")
         v = v[:-1]
-    elif v.endswith("s"):
-        monkeypatch.setenv("PK_SM90_K_STAGGER", "3")
-        v = v[:-1]
+    else:
+        monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
     monkeypatch.setenv("PK_SM90_VARIANT_GEMM", v)
     return v
 

@@ -168,11 +168,7 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},
-            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"},
-            # each tile starts its k-loop at k-block 2 (m + 3n) mod k_blocks (PK_SM90_K_STAGGER=2), alone and with
-            # the cluster forms (which ignore it)
-            "k_stagger": {"K_STAGGER": "2"},
-            "k_stagger_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "K_STAGGER": "2"}}
+            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -181,11 +177,10 @@ def _set_variant(monkeypatch, name):
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
     monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
-    monkeypatch.delenv("PK_SM90_K_STAGGER", raising=False)
     for op, v in VARIANTS[name].items():
         if op == "COMBINE":
             monkeypatch.setenv("PK_MOE_COMBINE", v)
-        elif op in ("A_LOAD", "TILE_ORDER", "K_STAGGER"):
+        elif op in ("A_LOAD", "TILE_ORDER"):
             monkeypatch.setenv(f"PK_SM90_{op}", v)
         else:
             monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)
@@ -260,7 +255,7 @@ def test_moe_cuda_graph(rng, variant):
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
                                   "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
-                                  "cluster", "pp192", "k_stagger"])
+                                  "cluster", "pp192"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""

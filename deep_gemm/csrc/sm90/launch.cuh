@@ -75,22 +75,11 @@ inline int m_fastest_order(int n_blocks) {
   return n_blocks >= 16 ? 1 : 0;
 }
 
-// PK_SM90_K_STAGGER=s: tile (m, n) starts its k-loop at k-block s * (m + 3n) mod k_blocks (tile_k_rotation in
-// mainloop.cuh); unset or 0: at k-block 0.
-inline int k_stagger_setting() {
-  const char* s = std::getenv("PK_SM90_K_STAGGER");
-  const int v = s != nullptr ? std::atoi(s) : 0;
-  PK_REQUIRE(v >= 0 && v <= 64, "PK_SM90_K_STAGGER must be in [0, 64], got %d", v);
-  return v;
-}
-
 template <class Cfg, AMode AM, class Epi>
-void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp_in, const GroupInfo& g_in,
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g_in,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
   GroupInfo g = g_in;
-  MainloopParams mp = mp_in;
-  mp.k_stagger = k_stagger_setting();
   g.m_fastest = m_fastest_order(mp.n_blocks);
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,

@@ -159,7 +159,6 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
-  int k_stagger = 0;  // set by launch_grouped_gemm (tile_k_rotation); 0 = every tile starts at k-block 0
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
@@ -183,17 +182,6 @@ __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int
 }
 // False only for a cluster's second m-tile past its group's end.
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
-
-// First k-block a tile loads (the rest follow cyclically; a tile sums all of them, only the fp32 order
-// changes). With k_stagger = s > 0, tile (m, n) starts at s * (m + 3n) mod k_blocks, so that the CTAs
-// working at the same time on tiles that share a weight slice (same n) or A rows (same m) do not ask
-// for the same k-block together: without it they run in lockstep and every one of them waits on each
-// k-block's first-touch L2 miss. None with a cluster (the pair multicasts one B k-block to both).
-template <class Cfg>
-__device__ __forceinline__ int tile_k_rotation(const MainloopParams& p, const TileCoord& c, int k_blocks) {
-  if constexpr (Cfg::kCluster) return 0;
-  else return p.k_stagger == 0 ? 0 : (p.k_stagger * (c.m_block + 3 * c.n_block)) % k_blocks;
-}
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
 // consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
@@ -270,7 +258,6 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
-    const int rot = tile_k_rotation<Cfg>(p, c, k_blocks);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&empty[s], ((it / Cfg::kStages) & 1) ^ 1);
@@ -278,10 +265,9 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
         mbar_arrive_expect_tx(&full[s], 0);
         continue;
       }
-      const int kbr = kb + rot < k_blocks ? kb + rot : kb + rot - k_blocks;
       mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + Cfg::kBBytes);
-      if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kbr * kBK, row0, 0);
-      load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kbr);
+      if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
+      load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
     }
   }
 }
@@ -320,7 +306,6 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       }
       src_off[i] = row * p.lda + chunk * 8;
     }
-    const int rot = tile_k_rotation<Cfg>(p, c, k_blocks);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
@@ -330,16 +315,15 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         cp_async_mbar_arrive_noinc(&full[s]);
         continue;
       }
-      const int kbr = kb + rot < k_blocks ? kb + rot : kb + rot - k_blocks;
       if (t == 0) {
         mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
-        load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kbr);
+        load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kbr * kBK, ((valid_mask >> i) & 1u) * 16u);
+        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
