@@ -41,6 +41,54 @@ def cpu_us(fn, calls, rounds, busy):
     return statistics.median(out)
 
 
+def breakdown(x, idx, w, w13, w2, r, E, a, busy):
+    """CPU µs of each piece of host work between the routing call and GEMM 1's launch."""
+    import ctypes
+
+    from deep_gemm._backend import backend_for, ptr, stream_of
+    from deep_gemm.routing import _routing
+    dev = x.device
+    T, H = x.shape
+    K = idx.shape[1]
+    I = w2.shape[2]
+    lib = backend_for(dev).lib
+    _, off, sp, _ = r
+    z = torch.empty(T * K, 2 * I, dtype=torch.bfloat16, device=dev)
+    h = torch.empty(T * K, I, dtype=torch.bfloat16, device=dev)
+    n = idx.numel()
+    i32 = dict(dtype=torch.int32, device=dev)
+    outs = [torch.empty(E, **i32), torch.empty(E + 1, **i32), torch.empty(n, **i32), torch.empty(n, **i32)]
+    ws_fn = lib.raw("pk_moe_routing_workspace_bytes")
+    ws_fn.restype = ctypes.c_int64
+    ws = torch.empty(int(ws_fn(ctypes.c_int64(n), ctypes.c_int(E))), dtype=torch.uint8, device=dev)
+
+    def routing_launch():
+        lib.call("pk_moe_routing", ptr(idx), ctypes.c_int(8), ctypes.c_int64(n), ctypes.c_int(E), ptr(ws),
+                 *(ptr(t) for t in outs), stream_of(dev))
+
+    def gemm1_launch():
+        lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K), ptr(sp),
+                 ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h), ctypes.c_float(0.0),
+                 ctypes.c_int(0), stream_of(dev))
+
+    def device_ctx():
+        with torch.cuda.device(dev):
+            pass
+
+    pieces = [
+        ("torch.empty (one [T*K, 2I] bf16)", lambda: torch.empty(T * K, 2 * I, dtype=torch.bfloat16, device=dev)),
+        ("torch.cuda.device(dev) enter + exit", device_ctx),
+        ("stream_of(dev)", lambda: stream_of(dev)),
+        ("backend_for(dev)", lambda: backend_for(dev)),
+        ("routing: pk_moe_routing call alone (4 launches)", routing_launch),
+        ("routing: _routing (allocations + call)", lambda: _routing(idx, E)),
+        ("GEMM 1: pk_sm90_moe_gemm1_swiglu call alone", gemm1_launch),
+    ]
+    print("\n| piece (30B shape) | CPU us per call |\n|---|---|")
+    for name, fn in pieces:
+        print(f"| {name} | {cpu_us(fn, a.calls, a.rounds, busy):.1f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", default="30b")
@@ -49,6 +97,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--profile", action="store_true", help="also cProfile the autograd step and the forward "
                                                            "(top functions by own time)")
+    ap.add_argument("--breakdown", action="store_true", help="also time the pieces of the path from the routing "
+                                                             "call to GEMM 1's launch one by one")
     a = ap.parse_args()
     T, E, K = a.tokens, 128, 8
     x, w13, w2, idx, w, dy = layer_inputs(a.shape, T, E, K)
@@ -80,6 +130,8 @@ def main():
     for name, fn in rows:
         with torch.no_grad() if "no grad" in name else torch.enable_grad():
             print(f"| {name} | {cpu_us(fn, a.calls, a.rounds, busy):.0f} |")
+    if a.breakdown:
+        breakdown(x, idx, w, w13, w2, r, E, a, busy)
     if a.profile:
         import cProfile
         import pstats
