@@ -198,14 +198,7 @@ def ptr(t: torch.Tensor | None) -> ctypes.c_void_p:
     return ctypes.c_void_p(0 if t is None else t.data_ptr())
 
 
-# The current stream's raw handle without building a torch.cuda.Stream object (what torch's own compiled
-# kernels use to launch; ~5 µs of CPU less a launch on an H200 host). Absent in CPU-only torch builds.
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-
-
 def stream_of(device: torch.device) -> ctypes.c_void_p:
-    if _raw_stream is not None and isinstance(device, torch.device) and device.index is not None:
-        return ctypes.c_void_p(_raw_stream(device.index))
     return ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
 
 

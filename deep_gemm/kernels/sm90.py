@@ -132,8 +132,9 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
     _, offsets, sorted_pair, pair_to_sorted = routing
     n = T * K
     z = torch.empty(n, 2 * I, dtype=_BF16, device=dev)
+    y = torch.empty(T, H, dtype=_BF16, device=dev)
     if n == 0:
-        return torch.empty(T, H, dtype=_BF16, device=dev), z
+        return y, z
     lib = _lib(dev, "pk_sm90_moe_gemm1_swiglu")
     scatter = _combine_mode() == "scatter"
     if scatter:
@@ -147,7 +148,6 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
         lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h),
                  _clamp_arg(activation_clamp), _variant("GEMM1"), s)
-        y = torch.empty(T, H, dtype=_BF16, device=dev)
         tw = _c(topk_weights.to(torch.float32))
         o = None if scatter else torch.empty(n, H, dtype=_BF16, device=dev)
         if scatter:
