@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 13, run 4: host-side change (stream_of through the raw current-stream handle, y allocated after GEMM 1's
+# Session 13, run 5: host-side change (stream_of through the raw current-stream handle, y allocated after GEMM 1's
 # launch) against the session start's package (.device/old), same library: CPU µs per call and synchronised-call
 # times, alternating processes.
 source ci/device_run_lib.sh
