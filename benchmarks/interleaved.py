@@ -140,6 +140,10 @@ def variants(shape, T, E, K):
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
+            # the persistent grids capped below the SM count (PK_SM90_MAX_CTAS): does a less loaded L2 make up for
+            # the missing SMs?
+            **{f"{k} default, {n} CTAs": (with_env({"PK_SM90_MAX_CTAS": str(n)}, fn), fl)
+               for k, (fn, fl) in defaults.items() for n in (124, 116, 100)},
             "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),
