@@ -58,4 +58,3 @@ def cuda_sustained_ms(fn, seconds: float = 2.0, warmup: int = 3) -> float:
     end.record()
     end.synchronize()
     return start.elapsed_time(end) / n
-

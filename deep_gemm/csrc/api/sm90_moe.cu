@@ -70,7 +70,7 @@ using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // 15 interleaved rounds): not adopted.
 // Session 11: with the m-fastest tile order (launch.cuh) the TMA store wins at 235B too, back to back at the power
 // cap (results/session11/run5: 5.95 vs 6.06 ms, 2 s each; 3 synchronised rounds 5.34 vs 5.70): 4 + 64 everywhere.
-inline int default_gemm1(int /*hidden*/, int inter) {
+inline int default_gemm1(int inter) {
   if (inter % 96 != 0) return 1;
   return 4 | kVariantTmaStore;
 }
@@ -120,7 +120,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     check_moe_dims(hidden, inter, topk);
     const int64_t rows = num_tokens * topk;
     if (rows == 0) return;
-    int v = variant == 0 ? default_gemm1(hidden, inter) : variant;
+    int v = variant == 0 ? default_gemm1(inter) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
