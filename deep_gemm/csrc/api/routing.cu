@@ -5,41 +5,49 @@
 
 namespace {
 
+// One cooperative launch; the grid is what fits on the device at once (the phases loop over chunks and
+// experts), at most one warp a chunk and at least one block an expert where that fits.
 template <typename Idx>
 void launch_routing(const Idx* topk_idx, int64_t num_pairs, int num_experts, int* hist,
                     int* counts, int* offsets, int* sorted_pair, int* pair_to_sorted,
                     cudaStream_t stream) {
   using namespace pk::routing;
   const int64_t num_chunks = (num_pairs + kChunk - 1) / kChunk;
-  const int64_t blocks = (num_chunks + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const size_t smem_warps = sizeof(int) * kWarpsPerBlock * num_experts;
-  if (smem_warps > 48 * 1024) {
-    PK_CUDA_CHECK(cudaFuncSetAttribute(chunk_histogram_kernel<Idx>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_warps));
-    PK_CUDA_CHECK(cudaFuncSetAttribute(stable_place_kernel<Idx>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_warps));
+  const size_t smem = routing_smem_bytes(num_experts);
+  auto kernel = routing_kernel<Idx>;
+  if (smem > 48 * 1024)
+    PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  int dev = 0, sms = 0, per_sm = 0;
+  PK_CUDA_CHECK(cudaGetDevice(&dev));
+  PK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  // the occupancy query costs more host time than the rest of the launch: once per device and size
+  static thread_local int cached_dev = -1, cached_per_sm = 0;
+  static thread_local size_t cached_smem = 0;
+  if (dev != cached_dev || smem != cached_smem) {
+    PK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, kernel, kThreads, smem));
+    cached_dev = dev;
+    cached_smem = smem;
   }
-  if (blocks > 0) {
-    chunk_histogram_kernel<Idx><<<(unsigned)blocks, 32 * kWarpsPerBlock, smem_warps, stream>>>(
-        topk_idx, num_pairs, num_experts, num_chunks, hist);
-    PK_CHECK_LAUNCH();
-  }
-  const int segments = scan_segments(num_experts);
-  const size_t scan_smem = sizeof(int) * (size_t)num_experts * (segments > 1 ? 1 + segments : 1);
-  if (scan_smem > 48 * 1024)
-    PK_CUDA_CHECK(cudaFuncSetAttribute(expert_scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)scan_smem));
-  expert_scan_kernel<<<1, kScanThreads, scan_smem, stream>>>(num_experts, num_chunks, hist, counts, offsets);
+  per_sm = cached_per_sm;
+  PK_REQUIRE(per_sm > 0, "routing kernel does not fit on an SM with %d experts (%zu bytes of shared memory)",
+             num_experts, smem);
+  const int64_t chunk_blocks = (num_chunks + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  int64_t blocks = chunk_blocks > num_experts ? chunk_blocks : num_experts;
+  const int64_t resident = static_cast<int64_t>(per_sm) * sms;
+  if (blocks > resident) blocks = resident;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
+  cfg.blockDim = dim3(kThreads, 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, topk_idx, num_pairs, num_experts, num_chunks, hist, counts,
+                                   offsets, sorted_pair, pair_to_sorted));
   PK_CHECK_LAUNCH();
-  if (blocks > 0) {
-    stable_place_kernel<Idx><<<(unsigned)blocks, 32 * kWarpsPerBlock, smem_warps, stream>>>(
-        topk_idx, num_pairs, num_experts, num_chunks, hist, offsets, sorted_pair, pair_to_sorted);
-    PK_CHECK_LAUNCH();
-    const int64_t fill_blocks = (num_pairs + 255) / 256 < 1024 ? (num_pairs + 255) / 256 : 1024;
-    fill_tail_kernel<<<(unsigned)fill_blocks, 256, 0, stream>>>(num_pairs, num_experts, offsets,
-                                                                sorted_pair);
-    PK_CHECK_LAUNCH();
-  }
 }
 
 }  // namespace
