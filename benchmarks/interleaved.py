@@ -138,14 +138,10 @@ def variants(shape, T, E, K):
     orders = {o: {"PK_SM90_TILE_ORDER": o[0]} for o in ("m-fastest", "n-fastest")}
     def layer_fwd():
         sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, E, validate=False), None, "bf16")
-    full_tail = {"PK_SM90_NARROW_TAIL": "0"}  # N-tail tiles with full-width wgmmas (before session 14)
     return {**{f"{k} default": v for k, v in defaults.items()},
             # routing alone (TFLOP/s column: meaningless) and the forward with it, as a step calls them
             "routing": (lambda: deep_gemm.moe_routing(idx, E, validate=False), 1),
             "layer fwd (routing + forward) default": (layer_fwd, 3 * f),
-            **{f"{k} default, full-width N tail": (with_env(full_tail, defaults[k][0]), defaults[k][1])
-               for k in ("GEMM 2", "dX")},
-            "layer fwd+bwd, full-width N tail": (with_env(full_tail, layer_once), 9 * f),
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},

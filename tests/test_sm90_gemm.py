@@ -140,38 +140,6 @@ def test_staged_matches_cooperative_bitwise(nn, rng, monkeypatch):
     assert torch.equal(torch.nan_to_num(outs[0]), torch.nan_to_num(outs[1]))
 
 
-@pytest.mark.parametrize("v", ["1", "2", "3", "4", "33", "67"])
-@pytest.mark.parametrize("nn", [False, True])
-@pytest.mark.parametrize("N", [320, 448, 576])
-def test_narrow_tail_matches_full_width_bitwise(N, nn, v, rng, monkeypatch):
-    """The last n-block of an N the tile width does not divide runs m64n128 / m64n64 wgmmas
-    (PK_SM90_NARROW_TAIL, on by default): the same values, bitwise, as full-width MMAs on zero-filled
-    columns, and NaN-poisoned columns past N are never written. N = 320 / 448 / 576 leave 64 or 128
-    columns in the last 128-, 192- or 256-wide tile."""
-    sm90 = _sm90()
-    monkeypatch.setenv("PK_SM90_VARIANT_GEMM", v)
-    G, K, sizes = 3, 192, [150, 1, 300]
-    m_idx = torch.cat([torch.full((s,), g, dtype=torch.int32) for g, s in enumerate(sizes)])
-    M = m_idx.numel()
-    a = _rand(M, K, gen=rng)
-    b = _rand(G, K, N, gen=rng, scale=K ** -0.5) if nn else _rand(G, N, K, gen=rng, scale=K ** -0.5)
-    fn = sm90.m_grouped_bf16_gemm_nn_contiguous if nn else sm90.m_grouped_bf16_gemm_nt_contiguous
-    outs = []
-    for flag in ("1", "0"):
-        monkeypatch.setenv("PK_SM90_NARROW_TAIL", flag)
-        buf = torch.full((M * N + 256,), float("nan"), dtype=torch.bfloat16, device="cuda")
-        fn(a, b, buf[:M * N].view(M, N), m_idx.cuda())
-        outs.append(buf)
-    torch.cuda.synchronize()
-    for buf in outs:
-        assert torch.isnan(buf[M * N:].float()).all(), "elements past d were written"
-        assert not torch.isnan(buf[:M * N].float()).any(), "elements of d were not written"
-    assert torch.equal(torch.nan_to_num(outs[0]), torch.nan_to_num(outs[1]))
-    ref = torch.cat([a[m_idx.cuda() == g].double() @ (b[g].double() if nn else b[g].double().T)
-                     for g in range(G)])
-    assert rel_l2(outs[0][:M * N].view(M, N), ref) <= TOL
-
-
 def test_staged_unaligned_out(rng, monkeypatch):
     """An output base that is 4- but not 16-byte aligned: variant 3 falls back to the cooperative store."""
     sm90 = _sm90()

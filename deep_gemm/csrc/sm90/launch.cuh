@@ -75,18 +75,10 @@ inline int m_fastest_order(int n_blocks) {
   return n_blocks >= 16 ? 1 : 0;
 }
 
-// PK_SM90_NARROW_TAIL=0 (A/B runs): the N-tail tiles issue full BN-wide wgmmas on zero-filled columns.
-inline int narrow_tail_enabled() {
-  const char* s = std::getenv("PK_SM90_NARROW_TAIL");
-  return s != nullptr && s[0] == '0' ? 0 : 1;
-}
-
 template <class Cfg, AMode AM, class Epi>
-void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp_in, const GroupInfo& g_in,
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g_in,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
-  MainloopParams mp = mp_in;
-  mp.narrow_tail = narrow_tail_enabled();
   GroupInfo g = g_in;
   g.m_fastest = m_fastest_order(mp.n_blocks);
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);

@@ -95,26 +95,19 @@ struct GemmConfig {
   using T = cute::bfloat16_t;
   using SmemLayoutA = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
                                                    cute::Shape<cute::Int<kWgRows>, cute::Int<kBK>>{}));
-  static constexpr cute::GMMA::Major kMajorB = kBMN ? cute::GMMA::Major::MN : cute::GMMA::Major::K;
-  // wgmma.m64nNk16 and the B tile of its first N columns (a prefix of the BN-wide tile in both majors)
-  template <int N>
-  using TiledMmaN = decltype(cute::make_tiled_mma(std::conditional_t<
-      N == 256, cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
-      std::conditional_t<N == 192, cute::SM90_64x192x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
-      std::conditional_t<N == 128, cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
-                         cute::SM90_64x64x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>>{}));
-  template <int N>
-  using SmemLayoutBN = std::conditional_t<
+  using SmemLayoutB = std::conditional_t<
       kBMN,
-      decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<T>{}, cute::Shape<cute::Int<N>, cute::Int<kBK>>{},
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_MN_SW128_Atom<T>{},
+                                   cute::Shape<cute::Int<BN>, cute::Int<kBK>>{},
                                    cute::Step<cute::_2, cute::_1>{})),
-      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{}, cute::Shape<cute::Int<N>, cute::Int<kBK>>{}))>;
-  using TiledMma = TiledMmaN<BN>;
-  using SmemLayoutB = SmemLayoutBN<BN>;
-  // N tail: the last n-block of an N that BN does not divide (H = 2048 or 4096 over BN = 192 in GEMM 2
-  // and dX: 128 or 64 valid columns) issues m64n128 / m64n64 wgmmas instead of MMAs on the zero-filled
-  // columns. Not for the split gate / up tiles (no tail) or the epilogue-warps and cluster forms.
-  static constexpr bool kNarrowTail = BMODE_ != BMode::kKMajorSplit && !EpiWarps_ && !Cluster_ && BN_ > 64;
+      decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
+                                   cute::Shape<cute::Int<BN>, cute::Int<kBK>>{}))>;
+  static constexpr cute::GMMA::Major kMajorB = kBMN ? cute::GMMA::Major::MN : cute::GMMA::Major::K;
+  using MmaOp = std::conditional_t<
+      BN == 256, cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
+      std::conditional_t<BN == 192, cute::SM90_64x192x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
+                         cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
+  using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
 
   static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
   static constexpr int kBBytes = BN * kBK * 2;
@@ -166,7 +159,6 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
-  int narrow_tail = 1;  // Cfg::kNarrowTail forms: narrower wgmmas on the N tail (0: PK_SM90_NARROW_TAIL=0, A/B runs)
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
@@ -339,17 +331,30 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-// The k-loop of one tile with NW-wide wgmmas into accum (NW = BN, or a narrower N tail).
-// Returns the stage still held (wait_group 1 form: released after the last MMAs are done).
-template <class Cfg, int NW, class Accum>
-__device__ __forceinline__ uint32_t consumer_kloop(const MainloopParams& p, uint8_t* smem_a, uint8_t* smem_b,
-                                                   uint64_t* full, uint64_t* empty, uint32_t& it, int wg,
-                                                   Accum& accum) {
+// One tile's mainloop for one consumer warpgroup (cooperative: wg = 0/1 owns rows 64wg..64wg+63;
+// ping-pong: the whole tile).
+template <class Cfg, class Accum>
+__device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
+                                                  uint8_t* smem_b, uint64_t* full, uint64_t* empty,
+                                                  uint32_t& it, int wg, Accum& accum,
+                                                  uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
-  typename Cfg::template TiledMmaN<NW> mma;
+  typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
+  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
+    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
+    // each stage (its B half came from the peer) and hand it back to both CTAs.
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const uint32_t s = it % Cfg::kStages;
+      mbar_wait(&full[s], (it / Cfg::kStages) & 1);
+      if (lane == 0) release_stage<Cfg>(&empty[s]);
+    }
+    // (Ping-pong, no-MMA build: the other warpgroup waits for this turn.)
+    if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
+    return;
+  }
   uint32_t prev = 0;
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
@@ -359,7 +364,7 @@ __device__ __forceinline__ uint32_t consumer_kloop(const MainloopParams& p, uint
                                                      (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
-    Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::template SmemLayoutBN<NW>{});
+    Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
     Tensor tCrA = thr.make_fragment_A(thr.partition_A(sA));
     Tensor tCrB = thr.make_fragment_B(thr.partition_B(sB));
     warpgroup_fence_operand(accum);
@@ -381,61 +386,11 @@ __device__ __forceinline__ uint32_t consumer_kloop(const MainloopParams& p, uint
       prev = s;
     }
   }
-  return prev;
-}
-
-// The first NW columns of a consumer's BN-wide accumulator fragment ((2,2,BN/8), MI, 1):((1,2,4), BN/2, 0),
-// laid out as an NW-wide wgmma's fragment: the same registers, so the epilogue reads them unchanged
-// (its columns past the valid ones hold stale values and are never stored).
-template <class Cfg, int NW, class Accum>
-__device__ __forceinline__ auto accum_prefix(Accum& accum) {
-  using namespace cute;
-  return make_tensor(accum.data(),
-                     make_layout(make_shape(make_shape(_2{}, _2{}, Int<NW / 8>{}), Int<Cfg::kMI>{}, _1{}),
-                                 make_stride(make_stride(_1{}, _2{}, _4{}), Int<Cfg::BN / 2>{}, _0{})));
-}
-
-// One tile's mainloop for one consumer warpgroup (cooperative: wg = 0/1 owns rows 64wg..64wg+63;
-// ping-pong: the whole tile). valid_cols: the tile's columns inside N (Cfg::kNarrowTail).
-template <class Cfg, class Accum>
-__device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
-                                                  uint8_t* smem_b, uint64_t* full, uint64_t* empty,
-                                                  uint32_t& it, int wg, Accum& accum,
-                                                  uint64_t* turn_done = nullptr, bool has_rows = true,
-                                                  int valid_cols = Cfg::BN) {
-  const int k_blocks = p.k / kBK;
-  const int lane = threadIdx.x % 32;
-  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
-    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
-    // each stage (its B half came from the peer) and hand it back to both CTAs.
-    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const uint32_t s = it % Cfg::kStages;
-      mbar_wait(&full[s], (it / Cfg::kStages) & 1);
-      if (lane == 0) release_stage<Cfg>(&empty[s]);
-    }
-    // (Ping-pong, no-MMA build: the other warpgroup waits for this turn.)
-    if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
-    return;
-  }
-  uint32_t prev;
-  if constexpr (Cfg::kNarrowTail) {
-    if (valid_cols <= 64) {
-      auto acc = accum_prefix<Cfg, 64>(accum);
-      prev = consumer_kloop<Cfg, 64>(p, smem_a, smem_b, full, empty, it, wg, acc);
-    } else if (Cfg::BN > 128 && valid_cols <= 128) {
-      auto acc = accum_prefix<Cfg, 128>(accum);
-      prev = consumer_kloop<Cfg, 128>(p, smem_a, smem_b, full, empty, it, wg, acc);
-    } else {
-      prev = consumer_kloop<Cfg, Cfg::BN>(p, smem_a, smem_b, full, empty, it, wg, accum);
-    }
-  } else {
-    prev = consumer_kloop<Cfg, Cfg::BN>(p, smem_a, smem_b, full, empty, it, wg, accum);
-  }
   // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
   // (they queue behind ours on the tensor cores instead of waiting for ours to drain).
   if (turn_done != nullptr && lane == 0) mbar_arrive(turn_done);
-  cute::warpgroup_wait<0>();
-  cute::warpgroup_fence_operand(accum);
+  warpgroup_wait<0>();
+  warpgroup_fence_operand(accum);
   if (!Cfg::kWait0 && k_blocks > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
 }
 
