@@ -142,11 +142,6 @@ def variants(shape, T, E, K):
             # routing alone (TFLOP/s column: meaningless) and the forward with it, as a step calls them
             "routing": (lambda: deep_gemm.moe_routing(idx, E, validate=False), 1),
             "layer fwd (routing + forward) default": (layer_fwd, 3 * f),
-            # (experiment) the producers of all CTAs meet every n tiles (PK_SM90_ALIGN=n)
-            **{f"{k} default, aligned every {a} tiles": (with_env({"PK_SM90_ALIGN": str(a)}, fn), fl)
-               for k, (fn, fl) in defaults.items() for a in (2, 8, 32)},
-            **{f"layer fwd+bwd, aligned every {a} tiles": (with_env({"PK_SM90_ALIGN": str(a)}, layer_once), 9 * f)
-               for a in (2, 8)},
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},

@@ -75,25 +75,10 @@ inline int m_fastest_order(int n_blocks) {
   return n_blocks >= 16 ? 1 : 0;
 }
 
-// PK_SM90_ALIGN=n (experiment): the producers of all CTAs meet every n tiles (MainloopParams::align_every).
-// The counter is zeroed before each launch, so launches using it must not overlap (one stream).
-static __device__ unsigned g_align_ctr;
-inline int align_every() {
-  const char* s = std::getenv("PK_SM90_ALIGN");
-  return s != nullptr ? std::atoi(s) : 0;
-}
-
 template <class Cfg, AMode AM, class Epi>
-void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp_in, const GroupInfo& g_in,
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g_in,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
-  MainloopParams mp = mp_in;
-  if (!Cfg::kCluster && (mp.align_every = align_every()) > 0) {
-    void* ctr = nullptr;
-    PK_CUDA_CHECK(cudaGetSymbolAddress(&ctr, g_align_ctr));
-    PK_CUDA_CHECK(cudaMemsetAsync(ctr, 0, sizeof(unsigned), stream));
-    mp.align_ctr = static_cast<unsigned*>(ctr);
-  }
   GroupInfo g = g_in;
   g.m_fastest = m_fastest_order(mp.n_blocks);
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);

@@ -159,35 +159,7 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
-  // PK_SM90_ALIGN=n (experiment, session 14): every n tiles the producers of all CTAs meet at a grid-wide
-  // barrier (align_ctr: a zeroed counter), so that the CTAs reading the same A rows / weight slices stay
-  // in step. 0 = off.
-  int align_every = 0;
-  unsigned* align_ctr = nullptr;
 };
-
-// The producers' grid-wide meeting point b (0, 1, ...) of PK_SM90_ALIGN: thread 0 arrives and waits for every
-// CTA's arrival; the other producer threads (nthreads in all, named barrier 3) wait for it.
-__device__ __forceinline__ void producer_align(const MainloopParams& p, int b, int nthreads) {
-  if (threadIdx.x == 0) {
-    atomicAdd(p.align_ctr, 1u);
-    const unsigned target = static_cast<unsigned>(b + 1) * gridDim.x;
-    unsigned v;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p.align_ctr) : "memory");
-    } while (v < target);
-  }
-  if (nthreads > 1) named_bar_sync(3, nthreads);
-}
-
-// Meeting points a CTA with `units` tiles still owes after its last tile (every CTA passes the same number).
-__device__ __forceinline__ void producer_align_rest(const MainloopParams& p, int units, int total, int nthreads) {
-  if (p.align_every <= 0) return;
-  const int step = static_cast<int>(gridDim.x);
-  const int most = (total + step - 1) / step;
-  const int all = (most + p.align_every - 1) / p.align_every;
-  for (int b = (units + p.align_every - 1) / p.align_every; b < all; ++b) producer_align(p, b, nthreads);
-}
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
 // 2-CTA cluster a unit is a 256-row pair of m-tiles (the kernel's Scheduler counts 2 * kBM rows per
@@ -282,9 +254,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
   const int total = sched.total_tiles();
   const uint32_t a_base = smem_u32(smem_a), b_base = smem_u32(smem_b);
   uint32_t it = 0;
-  int jt = 0;  // this CTA's tile ordinal
-  for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas(), ++jt) {
-    if (!Cfg::kCluster && p.align_every > 0 && jt % p.align_every == 0) producer_align(p, jt / p.align_every, 1);
+  for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
@@ -300,7 +270,6 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
       load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
     }
   }
-  if constexpr (!Cfg::kCluster) producer_align_rest(p, jt, total, 1);
 }
 
 template <class Cfg, AMode AM>
@@ -319,10 +288,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  int jt = 0;  // this CTA's tile ordinal
-  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>(), ++jt) {
-    if (!Cfg::kCluster && p.align_every > 0 && jt % p.align_every == 0)
-      producer_align(p, jt / p.align_every, Cfg::kProducerThreads);
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
@@ -362,7 +328,6 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       cp_async_mbar_arrive_noinc(&full[s]);
     }
   }
-  if constexpr (!Cfg::kCluster) producer_align_rest(p, jt, total, Cfg::kProducerThreads);
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
