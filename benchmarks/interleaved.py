@@ -136,6 +136,7 @@ def variants(shape, T, E, K):
                 "dH": (dh(0), f)}
     # each group's tiles m-tile / n-block fastest, forced (the default picks by the n-block count: launch.cuh)
     orders = {o: {"PK_SM90_TILE_ORDER": o[0]} for o in ("m-fastest", "n-fastest")}
+
     def layer_fwd():
         sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, E, validate=False), None, "bf16")
     return {**{f"{k} default": v for k, v in defaults.items()},
