@@ -80,7 +80,7 @@ def breakdown(x, idx, w, w13, w2, r, E, a, busy):
         ("torch.cuda.device(dev) enter + exit", device_ctx),
         ("stream_of(dev)", lambda: stream_of(dev)),
         ("backend_for(dev)", lambda: backend_for(dev)),
-        ("routing: pk_moe_routing call alone (4 launches)", routing_launch),
+        ("routing: pk_moe_routing call alone (one launch)", routing_launch),
         ("routing: _routing (allocations + call)", lambda: _routing(idx, E)),
         ("GEMM 1: pk_sm90_moe_gemm1_swiglu call alone", gemm1_launch),
     ]

@@ -17,23 +17,25 @@ void launch_routing(const Idx* topk_idx, int64_t num_pairs, int num_experts, int
   auto kernel = routing_kernel<Idx>;
   if (smem > 48 * 1024)
     PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  int dev = 0, sms = 0, per_sm = 0;
-  PK_CUDA_CHECK(cudaGetDevice(&dev));
-  PK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  // the occupancy query costs more host time than the rest of the launch: once per device and size
-  static thread_local int cached_dev = -1, cached_per_sm = 0;
+  // blocks resident on the device at once; the occupancy query costs more host time than the rest of the
+  // launch: once per device and shared-memory size
+  static thread_local int cached_dev = -1;
   static thread_local size_t cached_smem = 0;
+  static thread_local int64_t resident = 0;
+  int dev = 0;
+  PK_CUDA_CHECK(cudaGetDevice(&dev));
   if (dev != cached_dev || smem != cached_smem) {
-    PK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, kernel, kThreads, smem));
+    int sms = 0, per_sm = 0;
+    PK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    PK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
+    PK_REQUIRE(per_sm > 0, "routing kernel does not fit on an SM with %d experts (%zu bytes of shared memory)",
+               num_experts, smem);
     cached_dev = dev;
     cached_smem = smem;
+    resident = static_cast<int64_t>(per_sm) * sms;
   }
-  per_sm = cached_per_sm;
-  PK_REQUIRE(per_sm > 0, "routing kernel does not fit on an SM with %d experts (%zu bytes of shared memory)",
-             num_experts, smem);
   const int64_t chunk_blocks = (num_chunks + kWarpsPerBlock - 1) / kWarpsPerBlock;
   int64_t blocks = chunk_blocks > num_experts ? chunk_blocks : num_experts;
-  const int64_t resident = static_cast<int64_t>(per_sm) * sms;
   if (blocks > resident) blocks = resident;
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr{};
