@@ -653,8 +653,8 @@ struct EpiSwiGLUBwd {
   }
 };
 
-// dH with the epilogue in the last warps of warpgroup 0 (GemmConfig EpiWarps_, cooperative 128 x 256
-// tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
+// dH with the epilogue in the last warps of warpgroup 0 and / or a fourth warpgroup (GemmConfig EpiWarps_,
+// EpiWG_; cooperative 128 x 256 tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
 //     as bf16 into the staging buffer (rows 64wg.., pitch BN*2 + 16), arrive, start the next tile;
 //   epilogue warp e < kWarps (epilogue_warps_tile): tile rows e, e+kWarps, ..., kBatch rows at a time
@@ -672,13 +672,14 @@ struct EpiSwiGLUBwd {
 // loads of batch b+1 just issued too (the "one batch ahead" register loads overlap nothing; ncu:
 // ~24 % of the epilogue warps' samples at 30B, results/session5/run5). With the lines in L1 that
 // wait is an L1 hit instead of a DRAM round trip.
-template <int BN, bool kPrefetchL1 = false>
+// Batch: rows a warp processes together (4; 2 where the warps have fewer registers, see GemmConfig's EpiWG_).
+template <int BN, bool kPrefetchL1 = false, int Batch = 4>
 struct EpiSwiGLUBwdWarps {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
   using Pre = NoPre;
   static constexpr int kTileRows = 128;
-  static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
+  static constexpr int kBatch = Batch;  // rows processed together (and z rows loaded ahead) per warp
 
   __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
 
@@ -691,11 +692,13 @@ struct EpiSwiGLUBwdWarps {
     mbar_arrive(full);
   }
 
-  template <int kWarps>
+  // kWarps epilogue warps; this warp's index among them is threadIdx.x / 32 - kSkip (kSkip: the CTA's warps
+  // before this warp's group of epilogue warps that are not epilogue warps).
+  template <int kWarps, int kSkip>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
-    if (e.clamp == INFINITY) tile<kWarps, false>(e, c, j, smem_c, full, empty);
-    else tile<kWarps, true>(e, c, j, smem_c, full, empty);
+    if (e.clamp == INFINITY) tile<kWarps, kSkip, false>(e, c, j, smem_c, full, empty);
+    else tile<kWarps, kSkip, true>(e, c, j, smem_c, full, empty);
   }
 
  private:
@@ -703,12 +706,12 @@ struct EpiSwiGLUBwdWarps {
     uint4 g, u;
   };
 
-  template <int kWarps, bool kClamp>
+  template <int kWarps, int kSkip, bool kClamp>
   __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
                                               uint64_t* full, uint64_t* empty) {
     constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
     static_assert(kSteps <= 64, "two routing weights a lane");
-    const int warp = threadIdx.x / 32 - (4 - kWarps), lane = threadIdx.x % 32;  // the last kWarps of warpgroup 0
+    const int warp = threadIdx.x / 32 - kSkip, lane = threadIdx.x % 32;
     const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
     const int col = c.n_block * BN + 8 * lane;

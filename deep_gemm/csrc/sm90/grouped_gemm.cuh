@@ -1,6 +1,7 @@
 // The sm90 m-grouped GEMM kernel family: C[p, :] = A[row(p), :] . B[group(p)]^T (or . B[group]),
 // persistent, warp-specialized (1 producer warpgroup + 2 wgmma consumer warpgroups, 384 threads,
-// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0 run the epilogue), group sizes
+// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0 and / or a fourth warpgroup run
+// the epilogue), group sizes
 // read on the device (see scheduler.cuh), with a pluggable epilogue (see epilogue.cuh). The same
 // kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue, GEMM 2), the MoE backward (dy . W2
 // with the SwiGLU backward epilogue, dz . W1) and the public bf16 m-grouped GEMMs (contiguous and
@@ -11,8 +12,20 @@
 
 namespace pk::sm90 {
 
+// Epilogue warps (the warp's index among them: threadIdx.x / 32 - kSkip): the consumers' tile sequence, one
+// staged tile at a time.
+template <class Cfg, class Epi, int kSkip, class Sched>
+__device__ __forceinline__ void epilogue_warps_loop(const Sched& sched, const EpilogueParams& ep, uint8_t* smem_c,
+                                                   uint64_t* staged_full, uint64_t* staged_empty) {
+  const int total = sched.total_tiles();
+  int j = 0;
+  for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
+    Epi::template epilogue_warps_tile<Cfg::kEpilogueWarpsTotal, kSkip>(ep, sched.coord(unit), j, smem_c, staged_full,
+                                                                       staged_empty);
+}
+
 template <class Cfg, AMode AM, class Epi>
-__global__ void __launch_bounds__(kNumThreads, 1)
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
 grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_constant__ CUtensorMap tmap_a,
                     const __grid_constant__ CUtensorMap tmap_out, const MainloopParams mp, const GroupInfo groups,
                     const EpilogueParams ep) {
@@ -40,7 +53,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     mbar_init(&done[1], 4);
     if constexpr (Cfg::kEpiWarps) {
       mbar_init(staged_full, 256);                         // every consumer thread, after its stmatrix
-      mbar_init(staged_empty, 32 * Cfg::kEpilogueWarps);  // every epilogue thread, after its last read
+      mbar_init(staged_empty, 32 * Cfg::kEpilogueWarpsTotal);  // every epilogue thread, after its last read
     }
     fence_barrier_init();
   }
@@ -53,20 +66,23 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
 #ifndef PK_SM90_NO_SETMAXNREG  // (diagnostic builds only: compute-sanitizer racecheck experiments)
     if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
 #endif
-    if constexpr (Cfg::kEpiWarps) {
-      if (threadIdx.x < Cfg::kProducerThreads) {
-        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
-      } else {  // epilogue warps: the consumers' tile sequence, one staged tile at a time
-        const int total = sched.total_tiles();
-        int j = 0;
-        for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
-          Epi::template epilogue_warps_tile<Cfg::kEpilogueWarps>(ep, sched.coord(unit), j, smem_c, staged_full,
-                                                                 staged_empty);
-      }
+    if constexpr (Cfg::kEpilogueWarps > 0) {
+      if (threadIdx.x < Cfg::kProducerThreads) producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+      else epilogue_warps_loop<Cfg, Epi, 4 - Cfg::kEpilogueWarps>(sched, ep, smem_c, staged_full, staged_empty);
+    } else if constexpr (Cfg::kEpiWG) {
+      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
     } else {
       producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+    }
+  } else if (Cfg::kEpiWG && wg == 3) {
+    if constexpr (Cfg::kEpiWG) {
+#ifndef PK_SM90_NO_SETMAXNREG
+      setmaxnreg_dec<Cfg::kEpiWGRegs>();
+#endif
+      // (warps 12-15 follow warpgroup 0's epilogue warps)
+      epilogue_warps_loop<Cfg, Epi, 12 - Cfg::kEpilogueWarps>(sched, ep, smem_c, staged_full, staged_empty);
     }
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG

@@ -93,7 +93,7 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   if constexpr (Cfg::kCluster) {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    const int clusters = cluster2_launch_config(cfg, attr, kernel, kNumThreads, Cfg::kSmemBytes, stream);
+    const int clusters = cluster2_launch_config(cfg, attr, kernel, Cfg::kThreads, Cfg::kSmemBytes, stream);
     int64_t n = units < clusters ? units : clusters;
     const int64_t cap = max_ctas_override() / 2;
     if (cap > 0 && cap < n) n = cap;
@@ -103,7 +103,7 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
     int64_t grid = units < num_sms() ? units : num_sms();
     const int64_t cap = max_ctas_override();
     if (cap > 0 && cap < grid) grid = cap;
-    kernel<<<static_cast<unsigned>(grid), kNumThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
+    kernel<<<static_cast<unsigned>(grid), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
                                                                                    ep);
   }
   PK_CHECK_LAUNCH();

@@ -28,7 +28,6 @@ namespace pk::sm90 {
 
 constexpr int kBM = 128;
 constexpr int kBK = 64;
-constexpr int kNumThreads = 384;
 
 // How rows of A are found: sorted row p of the group layout reads A row ...
 enum class AMode : int {
@@ -68,9 +67,11 @@ enum class BMode : int {
 // EpiWarps_ = n > 0 (cooperative only): the epilogue runs in the last n warps of warpgroup 0 while
 // the first 4 - n gather A and issue B. The consumers write the accumulator tile (bf16) into the
 // staging buffer and go straight to the next tile's MMAs; the epilogue warps read it back and do the
-// epilogue's math and stores while those run (EpiSwiGLUBwdWarps in epilogue.cuh). (A fourth
-// warpgroup would cap the whole kernel at 128 registers a thread: ptxas allocates for the launch
-// bound, and a 64 x 256 accumulator alone is 128.)
+// epilogue's math and stores while those run (EpiSwiGLUBwdWarps in epilogue.cuh).
+//
+// EpiWG_ = 1 (with EpiWarps_ = e >= 0): a fourth warpgroup of 4 more epilogue warps (512 threads), so
+// that the epilogue has 4 + e warps and warpgroup 0 keeps 4 - e gathering warps; setmaxnreg splits the
+// registers (launch bound 128 a thread) as warpgroup 0 / epilogue warpgroup / consumers.
 //
 // Wait0_ (cooperative only): each consumer warpgroup waits for its k-block's MMAs (wgmma.wait_group 0)
 // and releases that stage at once, instead of keeping one k-block of MMAs in flight and releasing the
@@ -78,7 +79,7 @@ enum class BMode : int {
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, int EpiWG_ = 0>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -103,8 +104,11 @@ struct GemmConfig {
       decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<T>{},
                                    cute::Shape<cute::Int<BN>, cute::Int<kBK>>{}))>;
   static constexpr cute::GMMA::Major kMajorB = kBMN ? cute::GMMA::Major::MN : cute::GMMA::Major::K;
+  // With an epilogue warpgroup (launch bound 128 registers a thread) a 256-wide tile is two m64n128
+  // wgmmas: ptxas refuses an m64n256 (128 accumulator registers in one instruction) under that bound
+  // even where setmaxnreg raises it. The accumulator fragment is laid out the same either way.
   using MmaOp = std::conditional_t<
-      BN == 256, cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
+      BN == 256 && !(EpiWG_ > 0), cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
       std::conditional_t<BN == 192, cute::SM90_64x192x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
                          cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
   using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
@@ -116,7 +120,11 @@ struct GemmConfig {
   // Staged ping-pong (128 x 192 only): the staging tile's 128 rows are cut into 16 per consumer warp
   // (WarpStage in epilogue.cuh), each warp passing its 32 rows of a tile through them.
   static constexpr int kEpilogueWarps = EpiWarps_;  // warps 4-n..3 of warpgroup 0; 0 = none
-  static constexpr bool kEpiWarps = EpiWarps_ > 0;
+  static constexpr bool kEpiWG = EpiWG_ > 0;        // warpgroup 3: four more epilogue warps
+  static_assert(EpiWG_ == 0 || EpiWG_ == 1, "at most one epilogue warpgroup");
+  static constexpr int kEpilogueWarpsTotal = EpiWarps_ + 4 * EpiWG_;
+  static constexpr bool kEpiWarps = kEpilogueWarpsTotal > 0;
+  static constexpr int kThreads = 384 + 128 * EpiWG_;
   static_assert(EpiWarps_ >= 0 && EpiWarps_ <= 3, "epilogue warps: 0..3 of warpgroup 0's four");
   static_assert(!(kEpiWarps && (PingPong_ || StagedStore_ || Cluster_)),
                 "the epilogue warps are written for the plain cooperative layout");
@@ -126,14 +134,18 @@ struct GemmConfig {
   // waiting forever). The epilogue-warps form keeps the launch bound's 168 everywhere (no
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
-  static constexpr bool kSetMaxNReg = !kEpiWarps;
+  // With an epilogue warpgroup the launch bound is 128 a thread and setmaxnreg is required: consumers 168
+  // (what they fit in the 384-thread form), warpgroup 0 72 (the 128-thread gather) or 88 (fewer
+  // gathering warps hold more row offsets, next to epilogue code), the epilogue warpgroup the rest of 504.
+  static constexpr bool kSetMaxNReg = !kEpiWarps || kEpiWG;
   // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
   // takes 56 / 224 (the 8-row gather fits 56 registers).
   static constexpr int kAccRegs = kWgRows * BN / 128;
   static_assert(kAccRegs <= 192, "accumulators a consumer thread");
-  static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
-  static constexpr int kConsumerRegs = kAccRegs > 128 ? 224 : 216;
-  static_assert(kProducerRegs + 2 * kConsumerRegs <= 504, "registers");
+  static constexpr int kProducerRegs = kEpiWG ? (EpiWarps_ == 0 ? 72 : 88) : kAccRegs > 128 ? 56 : 72;
+  static constexpr int kConsumerRegs = kEpiWG ? 168 : kAccRegs > 128 ? 224 : 216;
+  static constexpr int kEpiWGRegs = kEpiWG ? 504 - kProducerRegs - 2 * kConsumerRegs : 0;
+  static_assert(kProducerRegs + 2 * kConsumerRegs + kEpiWGRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
