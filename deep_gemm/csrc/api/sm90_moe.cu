@@ -57,6 +57,8 @@ using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2
 // one gathering warp's 32 row offsets do not fit warpgroup 0's 88 registers.)
 using DhEpiWG4W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, 1>;
 using DhEpiWG6W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true, 1>;
+// variant 12 (+ 32): 10 with 4-row epilogue batches, the consumers at 160 registers and the epilogue warpgroup at 112.
+using DhEpiWG4RW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, 2>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -185,10 +187,10 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || ((v == 10 || v == 11) && w0)) && (!mc || v == 3) &&
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v >= 10 && v <= 12 && w0)) && (!mc || v == 3) &&
                    (!w0 || (v >= 4 && !mc)),
                "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters), 4, 5, 8, 9 plus %d (wait_group 0) "
-               "or 10, 11 plus %d, got %d",
+               "or 10..12 plus %d, got %d",
                kVariantCluster, kVariantWait0, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
@@ -215,6 +217,8 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhEpiWG4W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 11)
       launch_grouped_gemm<DhEpiWG6W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true, 2>>(tb, mp, g, ep, rows, st);
+    else if (v == 12)
+      launch_grouped_gemm<DhEpiWG4RW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true, 4>>(tb, mp, g, ep, rows, st);
     else if (v == 8 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 9 && w0)

@@ -121,10 +121,11 @@ struct GemmConfig {
   // (WarpStage in epilogue.cuh), each warp passing its 32 rows of a tile through them.
   static constexpr int kEpilogueWarps = EpiWarps_;  // warps 4-n..3 of warpgroup 0; 0 = none
   static constexpr bool kEpiWG = EpiWG_ > 0;        // warpgroup 3: four more epilogue warps
-  static_assert(EpiWG_ == 0 || EpiWG_ == 1, "at most one epilogue warpgroup");
-  static constexpr int kEpilogueWarpsTotal = EpiWarps_ + 4 * EpiWG_;
+  static_assert(EpiWG_ >= 0 && EpiWG_ <= 2, "EpiWG_: 0 (none), 1 or 2 (an epilogue warpgroup; 2: 8 registers a "
+                                            "thread moved from the consumers to it)");
+  static constexpr int kEpilogueWarpsTotal = EpiWarps_ + 4 * kEpiWG;
   static constexpr bool kEpiWarps = kEpilogueWarpsTotal > 0;
-  static constexpr int kThreads = 384 + 128 * EpiWG_;
+  static constexpr int kThreads = 384 + 128 * kEpiWG;
   static_assert(EpiWarps_ >= 0 && EpiWarps_ <= 3, "epilogue warps: 0..3 of warpgroup 0's four");
   static_assert(!(kEpiWarps && (PingPong_ || StagedStore_ || Cluster_)),
                 "the epilogue warps are written for the plain cooperative layout");
@@ -135,15 +136,15 @@ struct GemmConfig {
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
   // With an epilogue warpgroup the launch bound is 128 a thread and setmaxnreg is required: consumers 168
-  // (what they fit in the 384-thread form), warpgroup 0 72 (the 128-thread gather) or 88 (fewer
-  // gathering warps hold more row offsets, next to epilogue code), the epilogue warpgroup the rest of 504.
+  // (what they fit in the 384-thread form; 160 with EpiWG_ = 2), warpgroup 0 72 (the 128-thread gather) or 88
+  // (fewer gathering warps hold more row offsets, next to epilogue code), the epilogue warpgroup the rest of 504.
   static constexpr bool kSetMaxNReg = !kEpiWarps || kEpiWG;
   // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
   // takes 56 / 224 (the 8-row gather fits 56 registers).
   static constexpr int kAccRegs = kWgRows * BN / 128;
   static_assert(kAccRegs <= 192, "accumulators a consumer thread");
   static constexpr int kProducerRegs = kEpiWG ? (EpiWarps_ == 0 ? 72 : 88) : kAccRegs > 128 ? 56 : 72;
-  static constexpr int kConsumerRegs = kEpiWG ? 168 : kAccRegs > 128 ? 224 : 216;
+  static constexpr int kConsumerRegs = kEpiWG ? (EpiWG_ == 2 ? 160 : 168) : kAccRegs > 128 ? 224 : 216;
   static constexpr int kEpiWGRegs = kEpiWG ? 504 - kProducerRegs - 2 * kConsumerRegs : 0;
   static_assert(kProducerRegs + 2 * kConsumerRegs + kEpiWGRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
