@@ -10,7 +10,7 @@ GEMM 2 and dX (cooperative 128x256) with their contiguous A rows loaded by TMA o
 cp.async, and as ping-pong 128x128 and staged-epilogue cooperative with A by TMA; dH (dy . W2 +
 SwiGLU backward) as cooperative 128x128 (1), ping-pong (2), cooperative 128x256 (3) and 128x256 with
 the epilogue in three (4) or two (5) warps of the producer warpgroup, or with a fourth warpgroup of epilogue
-warps (10: 4 gathering + 4 epilogue warps, 11: 2 + 6, 12: 10 with 4-row epilogue batches); "wait0": the consumers release each
+warps (10: the default since session 15); "wait0": the consumers release each
 stage after wgmma.wait_group 0 (variant + 32); the k-grouped
 weight gradients written as fp32 or bf16 (default pipeline, and each pipeline variant from 8 on); the whole
 layer (forward + backward) with the defaults and with session 10's starting defaults.
@@ -178,13 +178,9 @@ def variants(shape, T, E, K):
             "dH 2 epilogue warps 128x256, wait0": (dh(37), f),
             "dH epilogue warps 128x256, wait0, z L1 prefetch": (dh(40), f),
             "dH 2 epilogue warps 128x256, wait0, z L1 prefetch": (dh(41), f),
-            # 10 / 11 (+ 32): a fourth warpgroup of epilogue warps (4 gathering + 4 epilogue warps / 2 + 6)
-            "dH epilogue warpgroup, 4 gather + 4 epilogue warps": (dh(42), f),
-            "dH epilogue warpgroup, 2 gather + 6 epilogue warps": (dh(43), f),
-            "dH epilogue warpgroup, 4 gather + 4 epilogue warps, 4-row batches": (dh(44), f),
-            "layer fwd+bwd, dH 4 gather + 4 epilogue warps": (layer({"DH": "42"}), 9 * f),
-            "layer fwd+bwd, dH 4 gather + 4 epilogue warps, 4-row batches": (layer({"DH": "44"}), 9 * f),
-            "layer fwd+bwd, dH 2 gather + 6 epilogue warps": (layer({"DH": "43"}), 9 * f),
+            # the defaults before session 15 (8 + 32 at H < 3072, 9 + 32 above; now 10 + 32: a fourth warpgroup of
+            # epilogue warps, the whole producer warpgroup gathering)
+            "layer fwd+bwd, session 14 dH": (layer({"DH": "41" if big else "40"}), 9 * f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

@@ -135,17 +135,14 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # falls back to cooperative), GEMM 2 and dX (variant 3); "scatter" = GEMM 2 adds w * row into an fp32 y with atomics from its epilogue instead
 # of GEMM 2 + the gather-sum combine (forward only; the backward is the default one); "dh256" = dH
 # with cooperative 128 x 256 tiles (z loaded in the epilogue; I % 256 != 0 falls back to 128 x 128;
-# the default dH where I % 256 == 0 at these small H is 128 x 256 with the epilogue in three warps of
-# the producer warpgroup); "dh_warps2" = the same with two gathering and two epilogue warps (the default at
-# H >= 3072); "wait0" / "dh_warps2_wait0" = every m-grouped kernel's consumers releasing each stage after
-# wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
+# the default dH where I % 256 == 0 is 128 x 256 with the whole producer warpgroup gathering and a fourth
+# warpgroup of epilogue warps: 512 threads, each tile as two m64n128 wgmmas a k-step, session 15);
+# "dh_warps2" = 128 x 256 with two gathering and two epilogue warps in the producer warpgroup; "wait0" /
+# "dh_warps2_wait0" = every m-grouped kernel's consumers releasing each stage after wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
 # (staged bf16 epilogue with wait_group 1; the default for bf16 is 19, 128-row chunks); "dh_prefetch_l1" /
-# "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults);
-# "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "dh_wg4" / "dh_wg6" = dH 10 / 11 (+ 32): a
-# fourth warpgroup of epilogue warps, 4 gathering + 4 epilogue warps / 2 + 6 (512 threads, each 128 x 256 tile as
-# two m64n128 wgmmas a k-step); "dh_wg4_batch4" = dH 12 (+ 32): 4 + 4 with 4-row epilogue batches;
-# "wgrad_tma" = k-grouped variant 16
-# (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
+# "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults until
+# session 15); "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "wgrad_tma" = k-grouped
+# variant 16 (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
 # per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA (the
 # default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
 # "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default where I % 96 == 0);
@@ -160,8 +157,7 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
             "dh_warps2_wait0": {"DH": "37", "DX": "35"}, "wgrad_staged": {"WGRAD": "10"},
             "dh_prefetch_l1": {"DH": "40"}, "dh_warps2_prefetch_l1": {"DH": "41", "DX": "35"},
-            "dh_no_prefetch": {"DH": "36"}, "dh_wg4": {"DH": "42"}, "dh_wg6": {"DH": "43"},
-            "dh_wg4_batch4": {"DH": "44"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
+            "dh_no_prefetch": {"DH": "36"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
             "staged_tma": {"GEMM2": "67", "DX": "99"}, "gemm1_tma": {"GEMM1": "68"},
             "gemm1_staged_plain": {"GEMM1": "4"},
             "staged_no_tma": {"GEMM2": "3", "DX": "35"},
@@ -285,8 +281,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"),
-                                        ("default", "dh_wg4"), ("default", "dh_wg6"), ("default", "dh_wg4_batch4")])
+                                        ("default", "staged_no_tma"), ("default", "pp192")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

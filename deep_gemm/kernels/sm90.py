@@ -83,10 +83,9 @@ def _variant(op: str) -> ctypes.c_int:
     with the staged epilogue: output tile through shared memory + bulk-copy stores overlapping the next
     tile's MMAs, for GEMM2 / DX / GEMM; for DH, 3 = cooperative 128 x 256 tiles with z loaded in the
     epilogue, 4 / 5 = 128 x 256 with the SwiGLU backward in three / two epilogue warps of the producer
-    warpgroup overlapping the next tile's MMAs (dA through shared memory as bf16; the defaults where
-    I % 256 == 0, 4 at H < 3072), 8 / 9 = 4 / 5 with z prefetched into L1 (the defaults, + 32), 10 / 11 (+ 32 only)
-    = 8 with a fourth warpgroup of epilogue warps (512 threads: 4 gathering + 4 epilogue warps / 2 + 6), 12 = 10 with
-    4-row epilogue batches; for GEMM1, 4 = staged with 128 x (96 + 96) tiles
+    warpgroup overlapping the next tile's MMAs (dA through shared memory as bf16), 8 / 9 = 4 / 5 with z
+    prefetched into L1, 10 (+ 32 only; the default where I % 256 == 0) = 8 with a fourth warpgroup of
+    epilogue warps and the whole producer warpgroup gathering; for GEMM1, 4 = staged with 128 x (96 + 96) tiles
     (+ 64, z's full tiles stored by TMA: the default where I % 96 == 0); for GEMM2 / DX / GEMM, 4 = ping-pong
     128 x 192 staged per warp (the default for the contiguous layout at N >= 1536); + 16 on a cooperative or
     staged variant: the same with 2-CTA clusters multicasting the weight tile, measured slower, opt-in; + 32

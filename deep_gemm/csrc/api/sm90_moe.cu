@@ -14,7 +14,8 @@ namespace {
 // shared memory + bulk copies, overlapping the next tile's MMAs) with 128 x 192 tiles and 4 stages
 // (I % 96 == 0, else 1); dH: 128 x 256 with the epilogue in warps 1-3 of the producer warpgroup;
 // 5 = dH only: the same with two gathering and two epilogue warps; 8, 9 = dH 4, 5 with z also
-// prefetched into L1 two row batches ahead (EpiSwiGLUBwdWarps kPrefetchL1). (dH 6, 7 = 4, 5 with the next
+// prefetched into L1 two row batches ahead (EpiSwiGLUBwdWarps kPrefetchL1); 10 = dH only: 8 with a fourth
+// warpgroup of epilogue warps, the whole producer warpgroup gathering (+ 32 only). (dH 6, 7 = 4, 5 with the next
 // tile's z prefetched into L2 by the epilogue warps: 30B +2 %, 235B +10 %, results/session5/run1;
 // removed.) variant | kVariantWait0 (GEMM 1: 4; dH: 4, 5): the same releasing each stage after
 // wgmma.wait_group 0. (GEMM 1 with its SwiGLU in the
@@ -43,22 +44,18 @@ using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
 // the epilogue (no registers to prefetch it next to 128 accumulators); needs I % 256 == 0.
 using DhCoop256 = GemmConfig<256, 4, BMode::kMNMajor, false>;
 using DhCoop256MC = GemmConfig<256, 4, BMode::kMNMajor, false, false, true>;
-// variant 4 for dH (the default at H < 3072): cooperative 128 x 256 with the SwiGLU backward in warps
+// variant 4 for dH (8 + 32 was the default at H < 3072 until session 15): cooperative 128 x 256 with the SwiGLU backward in warps
 // 1-3 of the producer warpgroup (warp 0 gathers dy), fed through the staging tile (3 stages fit next
 // to it), overlapping the next tile's MMAs; needs I % 256 == 0 and 16-byte aligned z, dz, h*w (else 3).
 using DhEpiWarps = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3>;
-// variant 5 (the default at H >= 3072): the same with two gathering warps and two epilogue warps.
+// variant 5 (9 + 32 was the default at H >= 3072): the same with two gathering warps and two epilogue warps.
 using DhEpiWarps2 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2>;
 // | kVariantWait0: the same with each stage released after wgmma.wait_group 0.
 using DhEpiWarpsW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 3, true>;
 using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true>;
-// variants 10 / 11 (+ 32 only; z prefetched into L1 as in 8 / 9): the same with a fourth warpgroup of
-// epilogue warps (512 threads): 4 gathering + 4 epilogue warps, or 2 + 6. (1 + 7 spilled 436 B: the
-// one gathering warp's 32 row offsets do not fit warpgroup 0's 88 registers.)
-using DhEpiWG4W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, 1>;
-using DhEpiWG6W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2, true, 1>;
-// variant 12 (+ 32): 10 with 4-row epilogue batches, the consumers at 160 registers and the epilogue warpgroup at 112.
-using DhEpiWG4RW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, 2>;
+// variant 10 (+ 32 only; the default where I % 256 == 0): 8 with a fourth warpgroup of four epilogue warps
+// and the whole producer warpgroup gathering (512 threads).
+using DhEpiWGW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, true>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -87,8 +84,11 @@ inline int default_gemm1(int inter) {
 // Both release each stage after wgmma.wait_group 0 (session 5, interleaved, 5 rounds, results/session5/run3:
 // 30B 1.062 vs 1.104 ms, 235B 3.352 vs 3.448 with two warps) and prefetch z into L1 (variants 8, 9; 7
 // rounds, results/session5/run6: 235B two warps 3.265 vs 3.361, 30B three warps 0.949 vs 0.954).
+// Session 15: four gathering warps and a fourth warpgroup of four epilogue warps (10 + 32) at both shapes
+// (results/session15/run2, 5 interleaved rounds / 2 s back to back: 30B 0.923 vs 1.032 / 0.952 vs 1.015 ms, 235B
+// 3.188 vs 3.194 / 3.227 vs 3.298; the layer 30B -0.3 / -0.5 %, 235B -2.1 / -0.1 %).
 inline int default_dh(int hidden, int inter) {
-  if (inter % 256 == 0) return (hidden >= 3072 ? 9 : 8) | kVariantWait0;
+  if (inter % 256 == 0) return 10 | kVariantWait0;
   return 2;
 }
 
@@ -187,10 +187,10 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v >= 10 && v <= 12 && w0)) && (!mc || v == 3) &&
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v == 10 && w0)) && (!mc || v == 3) &&
                    (!w0 || (v >= 4 && !mc)),
                "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters), 4, 5, 8, 9 plus %d (wait_group 0) "
-               "or 10..12 plus %d, got %d",
+               "or 10 plus %d, got %d",
                kVariantCluster, kVariantWait0, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
@@ -214,11 +214,7 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 10)
-      launch_grouped_gemm<DhEpiWG4W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 11)
-      launch_grouped_gemm<DhEpiWG6W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 12)
-      launch_grouped_gemm<DhEpiWG4RW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true, 4>>(tb, mp, g, ep, rows, st);
+      launch_grouped_gemm<DhEpiWGW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 8 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 9 && w0)

@@ -672,14 +672,13 @@ struct EpiSwiGLUBwd {
 // loads of batch b+1 just issued too (the "one batch ahead" register loads overlap nothing; ncu:
 // ~24 % of the epilogue warps' samples at 30B, results/session5/run5). With the lines in L1 that
 // wait is an L1 hit instead of a DRAM round trip.
-// Batch: rows a warp processes together (4; 2 where the warps have fewer registers, see GemmConfig's EpiWG_).
-template <int BN, bool kPrefetchL1 = false, int Batch = 4>
+template <int BN, bool kPrefetchL1 = false>
 struct EpiSwiGLUBwdWarps {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
   using Pre = NoPre;
   static constexpr int kTileRows = 128;
-  static constexpr int kBatch = Batch;  // rows processed together (and z rows loaded ahead) per warp
+  static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
 
   __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
 

@@ -69,9 +69,9 @@ enum class BMode : int {
 // staging buffer and go straight to the next tile's MMAs; the epilogue warps read it back and do the
 // epilogue's math and stores while those run (EpiSwiGLUBwdWarps in epilogue.cuh).
 //
-// EpiWG_ = 1 (with EpiWarps_ = e >= 0): a fourth warpgroup of 4 more epilogue warps (512 threads), so
-// that the epilogue has 4 + e warps and warpgroup 0 keeps 4 - e gathering warps; setmaxnreg splits the
-// registers (launch bound 128 a thread) as warpgroup 0 / epilogue warpgroup / consumers.
+// EpiWG_ (cooperative, EpiWarps_ = 0): a fourth warpgroup of 4 epilogue warps (512 threads) next to a whole
+// warpgroup of gathering producers; setmaxnreg splits the registers (launch bound 128 a thread). Each
+// 128 x 256 tile is then two m64n128 wgmmas a k-step (see MmaOp).
 //
 // Wait0_ (cooperative only): each consumer warpgroup waits for its k-block's MMAs (wgmma.wait_group 0)
 // and releases that stage at once, instead of keeping one k-block of MMAs in flight and releasing the
@@ -79,7 +79,7 @@ enum class BMode : int {
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, int EpiWG_ = 0>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool EpiWG_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
   static constexpr int kStages = Stages_;
@@ -108,7 +108,7 @@ struct GemmConfig {
   // wgmmas: ptxas refuses an m64n256 (128 accumulator registers in one instruction) under that bound
   // even where setmaxnreg raises it. The accumulator fragment is laid out the same either way.
   using MmaOp = std::conditional_t<
-      BN == 256 && !(EpiWG_ > 0), cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
+      BN == 256 && !EpiWG_, cute::SM90_64x256x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
       std::conditional_t<BN == 192, cute::SM90_64x192x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>,
                          cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
   using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
@@ -120,9 +120,8 @@ struct GemmConfig {
   // Staged ping-pong (128 x 192 only): the staging tile's 128 rows are cut into 16 per consumer warp
   // (WarpStage in epilogue.cuh), each warp passing its 32 rows of a tile through them.
   static constexpr int kEpilogueWarps = EpiWarps_;  // warps 4-n..3 of warpgroup 0; 0 = none
-  static constexpr bool kEpiWG = EpiWG_ > 0;        // warpgroup 3: four more epilogue warps
-  static_assert(EpiWG_ >= 0 && EpiWG_ <= 2, "EpiWG_: 0 (none), 1 or 2 (an epilogue warpgroup; 2: 8 registers a "
-                                            "thread moved from the consumers to it)");
+  static constexpr bool kEpiWG = EpiWG_;            // warpgroup 3: four epilogue warps
+  static_assert(!EpiWG_ || EpiWarps_ == 0, "the epilogue warpgroup comes with a whole warpgroup of producers");
   static constexpr int kEpilogueWarpsTotal = EpiWarps_ + 4 * kEpiWG;
   static constexpr bool kEpiWarps = kEpilogueWarpsTotal > 0;
   static constexpr int kThreads = 384 + 128 * kEpiWG;
@@ -135,16 +134,16 @@ struct GemmConfig {
   // waiting forever). The epilogue-warps form keeps the launch bound's 168 everywhere (no
   // setmaxnreg): its warpgroup 0 needs more than 152 (the one-warp gather holds 32 row offsets next
   // to the epilogue warps' code), and ptxas fits the consumers in 168.
-  // With an epilogue warpgroup the launch bound is 128 a thread and setmaxnreg is required: consumers 168
-  // (what they fit in the 384-thread form; 160 with EpiWG_ = 2), warpgroup 0 72 (the 128-thread gather) or 88
-  // (fewer gathering warps hold more row offsets, next to epilogue code), the epilogue warpgroup the rest of 504.
+  // With an epilogue warpgroup the launch bound is 128 a thread and setmaxnreg is required: producers 72 (the
+  // 128-thread gather), consumers 160 (128 accumulators; 168 measured slower, its epilogue warps then fitting
+  // only 2-row batches in 96), the epilogue warpgroup the rest of 504 (112: 4-row batches).
   static constexpr bool kSetMaxNReg = !kEpiWarps || kEpiWG;
   // fp32 accumulators a consumer thread holds: 128 in every config but ping-pong 128 x 192 (192), which
   // takes 56 / 224 (the 8-row gather fits 56 registers).
   static constexpr int kAccRegs = kWgRows * BN / 128;
   static_assert(kAccRegs <= 192, "accumulators a consumer thread");
-  static constexpr int kProducerRegs = kEpiWG ? (EpiWarps_ == 0 ? 72 : 88) : kAccRegs > 128 ? 56 : 72;
-  static constexpr int kConsumerRegs = kEpiWG ? (EpiWG_ == 2 ? 160 : 168) : kAccRegs > 128 ? 224 : 216;
+  static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
+  static constexpr int kConsumerRegs = kEpiWG ? 160 : kAccRegs > 128 ? 224 : 216;
   static constexpr int kEpiWGRegs = kEpiWG ? 504 - kProducerRegs - 2 * kConsumerRegs : 0;
   static_assert(kProducerRegs + 2 * kConsumerRegs + kEpiWGRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
