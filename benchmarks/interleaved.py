@@ -181,8 +181,6 @@ def variants(shape, T, E, K):
             # the defaults before session 15 (8 + 32 at H < 3072, 9 + 32 above; now 10 + 32: a fourth warpgroup of
             # epilogue warps, the whole producer warpgroup gathering)
             "layer fwd+bwd, session 14 dH": (layer({"DH": "41" if big else "40"}), 9 * f),
-            "dH epilogue warpgroup, wait_group 1": (dh(10), f),
-            "layer fwd+bwd, dH epilogue warpgroup, wait_group 1": (layer({"DH": "10"}), 9 * f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

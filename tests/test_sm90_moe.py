@@ -141,8 +141,7 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # "dh_warps2_wait0" = every m-grouped kernel's consumers releasing each stage after wgmma.wait_group 0 (variant + 32); "wgrad_staged" = the weight gradients through k-grouped variant 10
 # (staged bf16 epilogue with wait_group 1; the default for bf16 is 19, 128-row chunks); "dh_prefetch_l1" /
 # "dh_warps2_prefetch_l1" = dH 8 / 9 (+ 32): the epilogue warps also prefetch z into L1 (the defaults until
-# session 15); "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "dh_wait1" = dH 10 (the
-# default's epilogue warpgroup form, releasing stages after wgmma.wait_group 1); "wgrad_tma" = k-grouped
+# session 15); "dh_no_prefetch" = dH 4 + 32 (the same without the L1 prefetch); "wgrad_tma" = k-grouped
 # variant 16 (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
 # per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA (the
 # default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
@@ -158,7 +157,7 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "wait0": {"GEMM1": "36", "GEMM2": "35", "DX": "33", "DH": "36"},
             "dh_warps2_wait0": {"DH": "37", "DX": "35"}, "wgrad_staged": {"WGRAD": "10"},
             "dh_prefetch_l1": {"DH": "40"}, "dh_warps2_prefetch_l1": {"DH": "41", "DX": "35"},
-            "dh_no_prefetch": {"DH": "36"}, "dh_wait1": {"DH": "10"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
+            "dh_no_prefetch": {"DH": "36"}, "wgrad_tma": {"WGRAD": "16"}, "wgrad_wait0": {"WGRAD": "13"},
             "staged_tma": {"GEMM2": "67", "DX": "99"}, "gemm1_tma": {"GEMM1": "68"},
             "gemm1_staged_plain": {"GEMM1": "4"},
             "staged_no_tma": {"GEMM2": "3", "DX": "35"},
@@ -282,7 +281,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"), ("default", "dh_wait1")])
+                                        ("default", "staged_no_tma"), ("default", "pp192")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

@@ -56,8 +56,6 @@ using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2
 // variant 10 (+ 32 only; the default where I % 256 == 0): 8 with a fourth warpgroup of four epilogue warps
 // and the whole producer warpgroup gathering (512 threads).
 using DhEpiWGW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, true>;
-// variant 10 without + 32: the same keeping one k-block of MMAs in flight (wait_group 1)
-using DhEpiWG = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, false, true>;
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -189,11 +187,11 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || v == 10) && (!mc || v == 3) &&
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v == 10 && w0)) && (!mc || v == 3) &&
                    (!w0 || (v >= 4 && !mc)),
-               "dH variant must be 0..5, 8..10, 3 plus %d (2-CTA clusters) or 4, 5, 8..10 plus %d (wait_group 0), "
-               "got %d",
-               kVariantCluster, kVariantWait0, variant);
+               "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters), 4, 5, 8, 9 plus %d (wait_group 0) "
+               "or 10 plus %d, got %d",
+               kVariantCluster, kVariantWait0, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
     if (v >= 3 && inter % 256 != 0) v = 1;
@@ -215,10 +213,8 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
-    else if (v == 10 && w0)
-      launch_grouped_gemm<DhEpiWGW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 10)
-      launch_grouped_gemm<DhEpiWG, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
+      launch_grouped_gemm<DhEpiWGW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 8 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 9 && w0)
