@@ -181,6 +181,10 @@ def variants(shape, T, E, K):
             # the defaults before session 15 (8 + 32 at H < 3072, 9 + 32 above; now 10 + 32: a fourth warpgroup of
             # epilogue warps, the whole producer warpgroup gathering)
             "layer fwd+bwd, session 14 dH": (layer({"DH": "41" if big else "40"}), 9 * f),
+            # 5: the same tiles with the SwiGLU and the z / h stores in a fourth warpgroup of epilogue warps
+            "GEMM 1 epilogue warpgroup 128x192": (gemm1(5), 2 * f),
+            "layer fwd+bwd, GEMM 1 epilogue warpgroup": (layer({"GEMM1": "5"}), 9 * f),
+            "layer fwd, GEMM 1 epilogue warpgroup": (with_env({"PK_SM90_VARIANT_GEMM1": "5"}, layer_fwd), 3 * f),
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

@@ -37,6 +37,9 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
+// variant 5: 128 x (96 + 96) tiles, 4 stages, the SwiGLU and both stores in a fourth warpgroup of epilogue warps
+// (EpiSwiGLUFwdWarps); the producer warpgroup gathers as in 4.
+using Gemm1EpiWG = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -132,8 +135,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4,
-               "GEMM 1 variant must be 0, 1, 2 or 4 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !mc && !w0 && !tma_out),
+               "GEMM 1 variant must be 0, 1, 2, 4 or 5 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
                "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
@@ -144,9 +147,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     // (I % 128 == 0 above) when their bases are
     PK_REQUIRE(reinterpret_cast<uintptr_t>(z) % 16 == 0 && reinterpret_cast<uintptr_t>(h) % 16 == 0,
                "z and h must be 16-byte aligned");
-    if (v == 4 && inter % 96 != 0) v = 1;
+    if ((v == 4 || v == 5) && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : v == 4 ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp ? 64 : v == 4 || v == 5 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -155,6 +158,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
+    else if (v == 5)
+      launch_grouped_gemm<Gemm1EpiWG, AMode::kGatherPair, EpiSwiGLUFwdWarps<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
       launch_grouped_gemm<Gemm1Staged192MC, AMode::kGatherPair, EpiSwiGLUFwdStaged<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && w0)

@@ -653,6 +653,71 @@ struct EpiSwiGLUBwd {
   }
 };
 
+// GEMM 1 forward with its SwiGLU in epilogue warps (GemmConfig EpiWG_: the fourth warpgroup; cooperative
+// 128 x BN tiles, BN = gate BN/2 | up BN/2): the consumers stmatrix the bf16 tile [g | u] into the staging buffer
+// (what EpiSwiGLUBwdWarps::stage does) and go on to the next tile's MMAs; epilogue warp w takes the row pairs
+// (2 (w + kWarps i), + 1), lanes 0-15 the first, 16-31 the second, lane l < BN/16 columns 8l..8l+7 of the gate and
+// up halves: z's two 16-byte pieces and h's one (computed from the bf16 g, u as every GEMM 1 form does).
+template <int BN>
+struct EpiSwiGLUFwdWarps {
+  static constexpr int H = BN / 2;
+  static_assert(H % 8 == 0 && H / 8 <= 16, "a half-warp covers the gate (and up) half of a row, 8 columns a lane");
+  using Tile = StagedTile<BN>;
+  using Pre = NoPre;
+  static constexpr int kTileRows = 128;
+
+  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
+
+  // Consumer side: wait until the epilogue warps have read tile j-1 back, write this tile, arrive.
+  template <class Accum>
+  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
+                                               uint64_t* empty) {
+    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
+    Tile::stmatrix_rows(acc, Tile::buffer(smem_c, wg));
+    mbar_arrive(full);
+  }
+
+  template <int kWarps, int kSkip>
+  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
+                                                             uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
+    if (e.clamp == INFINITY) tile<kWarps, kSkip, false>(e, c, j, smem_c, full, empty);
+    else tile<kWarps, kSkip, true>(e, c, j, smem_c, full, empty);
+  }
+
+ private:
+  template <int kWarps, int kSkip, bool kClamp>
+  __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
+                                              uint64_t* full, uint64_t* empty) {
+    static_assert(kTileRows % (2 * kWarps) == 0, "row pairs per warp");
+    const int warp = threadIdx.x / 32 - kSkip, lane = threadIdx.x % 32;
+    const int l = lane % 16, pair_row = lane / 16;
+    const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
+    const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
+    const int n0 = c.n_block * H + 8 * l;
+    const float cl = e.clamp;
+    const uint8_t* col0 = smem_c + l * 16;
+    mbar_wait(full, static_cast<uint32_t>(j) & 1u);
+#pragma unroll 4
+    for (int i = 0; i < kTileRows / (2 * kWarps); ++i) {
+      const int r = 2 * (warp + kWarps * i) + pair_row;
+      if (l < H / 8 && r < rows) {
+        const uint8_t* src = col0 + r * Tile::kRowBytes;
+        const uint4 g = *reinterpret_cast<const uint4*>(src);
+        const uint4 u = *reinterpret_cast<const uint4*>(src + H * 2);
+        const uint4 h = make_uint4(swiglu_h_pair<kClamp>(g.x, u.x, cl), swiglu_h_pair<kClamp>(g.y, u.y, cl),
+                                   swiglu_h_pair<kClamp>(g.z, u.z, cl), swiglu_h_pair<kClamp>(g.w, u.w, cl));
+        if constexpr (!kDiagNoStores) {
+          __nv_bfloat16* zrow = e.out + (p0 + r) * e.ld_out + n0;
+          *reinterpret_cast<uint4*>(zrow) = g;
+          *reinterpret_cast<uint4*>(zrow + e.inter) = u;
+          *reinterpret_cast<uint4*>(e.out2 + (p0 + r) * e.ld_out2 + n0) = h;
+        }
+      }
+    }
+    mbar_arrive(empty);  // (after the last shared-memory read of this thread)
+  }
+};
+
 // dH with the epilogue in the last warps of warpgroup 0 and / or a fourth warpgroup (GemmConfig EpiWarps_,
 // EpiWG_; cooperative 128 x 256 tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
