@@ -181,6 +181,8 @@ def variants(shape, T, E, K):
             # the defaults before session 15 (8 + 32 at H < 3072, 9 + 32 above; now 10 + 32: a fourth warpgroup of
             # epilogue warps, the whole producer warpgroup gathering)
             "layer fwd+bwd, session 14 dH": (layer({"DH": "41" if big else "40"}), 9 * f),
+            "layer fwd+bwd, session 14 defaults": (layer({"DH": "41" if big else "40", "GEMM1": "68"}), 9 * f),
+            "layer fwd, session 14 defaults": (with_env({"PK_SM90_VARIANT_GEMM1": "68"}, layer_fwd), 3 * f),
             # 5: the same tiles with the SwiGLU and the z / h stores in a fourth warpgroup of epilogue warps
             "GEMM 1 epilogue warpgroup 128x192": (gemm1(5), 2 * f),
             "layer fwd+bwd, GEMM 1 epilogue warpgroup": (layer({"GEMM1": "5"}), 9 * f),

@@ -145,8 +145,9 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # variant 16 (bf16 weight gradients stored by TMA from a swizzled staging tile); "wgrad_wait0" = variant 13 (the
 # per-row bulk-copy form); "staged_tma" = GEMM 2 and dX staged with their full tiles stored by TMA (the
 # default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
-# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default where I % 96 == 0);
-# "gemm1_epiwg" = GEMM 1 variant 5 (the same tiles, its SwiGLU and stores in a fourth warpgroup of epilogue warps);
+# "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default where I % 96 == 0
+# until session 15); "gemm1_epiwg" = GEMM 1 variant 5 (the same tiles, its SwiGLU and stores in a fourth warpgroup
+# of epilogue warps: the default where I % 96 == 0);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
@@ -282,7 +283,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"), ("default", "gemm1_epiwg")])
+                                        ("default", "staged_no_tma"), ("default", "pp192"), ("default", "gemm1_tma")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

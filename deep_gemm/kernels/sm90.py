@@ -86,8 +86,8 @@ def _variant(op: str) -> ctypes.c_int:
     warpgroup overlapping the next tile's MMAs (dA through shared memory as bf16), 8 / 9 = 4 / 5 with z
     prefetched into L1, 10 (+ 32 only; the default where I % 256 == 0) = 8 with a fourth warpgroup of
     epilogue warps and the whole producer warpgroup gathering; for GEMM1, 4 = staged with 128 x (96 + 96) tiles
-    (+ 64, z's full tiles stored by TMA: the default where I % 96 == 0), 5 = the same tiles with the SwiGLU and the
-    z / h stores in a fourth warpgroup of epilogue warps; for GEMM2 / DX / GEMM, 4 = ping-pong
+    (+ 64, z's full tiles stored by TMA), 5 = the same tiles with the SwiGLU and the z / h stores in a fourth
+    warpgroup of epilogue warps (the default where I % 96 == 0); for GEMM2 / DX / GEMM, 4 = ping-pong
     128 x 192 staged per warp (the default for the contiguous layout at N >= 1536); + 16 on a cooperative or
     staged variant: the same with 2-CTA clusters multicasting the weight tile, measured slower, opt-in; + 32
     (GEMM1 4, DH 4/5, GEMM2/DX/GEMM 1/3 with TMA-loaded A): the consumers release each stage after

@@ -37,8 +37,8 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 // kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
 // neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
-// variant 5: 128 x (96 + 96) tiles, 4 stages, the SwiGLU and both stores in a fourth warpgroup of epilogue warps
-// (EpiSwiGLUFwdWarps); the producer warpgroup gathers as in 4.
+// variant 5 (the default where I % 96 == 0): 128 x (96 + 96) tiles, 4 stages, the SwiGLU and both stores in a
+// fourth warpgroup of epilogue warps (EpiSwiGLUFwdWarps); the producer warpgroup gathers as in 4.
 using Gemm1EpiWG = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
@@ -77,9 +77,12 @@ using Gemm2ScatterCoop = GemmConfig<256, 4, BMode::kKMajor, false>;
 // 15 interleaved rounds): not adopted.
 // Session 11: with the m-fastest tile order (launch.cuh) the TMA store wins at 235B too, back to back at the power
 // cap (results/session11/run5: 5.95 vs 6.06 ms, 2 s each; 3 synchronised rounds 5.34 vs 5.70): 4 + 64 everywhere.
+// Session 15: 5 (the SwiGLU and the z / h stores in a fourth warpgroup of epilogue warps) against 4 + 64, in one
+// process (results/session15/run7, run8: 7 and 15 rounds, then 2 s back to back): GEMM 1 back to back -0.7 / -0.7 %
+// (30B), -1.1 / -1.2 % (235B), synchronised -2.9 / +0.4 % and -1.1 / -2.3 %; the forward back to back -0.3..-0.6 %.
 inline int default_gemm1(int inter) {
   if (inter % 96 != 0) return 1;
-  return 4 | kVariantTmaStore;
+  return 5;
 }
 // dH (session 4, interleaved, 7 rounds, results/session4/run4): 128 x 256 with the SwiGLU backward in
 // epilogue warps: at H = 2048 three of them (1.06 ms vs 1.24 ping-pong, 1.36 with two: the epilogue
