@@ -9,6 +9,9 @@
 //   warpgroups 1,2  consumers: each owns 64 rows of the 128-row tile and issues
 //                wgmma.m64nBNk16 (bf16 -> fp32) from shared memory, keeping one k-block of
 //                MMAs in flight and releasing the previous stage after wgmma.wait_group 1.
+//   warpgroup 3  (GemmConfig EpiWG_ only: the defaults of GEMM 1 and dH) epilogue warps: the consumers stage
+//                each finished tile (bf16) in shared memory and go on; these warps do the epilogue's
+//                math and stores while the next tile's MMAs run.
 //
 // B comes either K-major ([E, N, K], e.g. w13 and w2 in the forward) or MN-major ([E, K, N],
 // e.g. w2 and w13 read transposed in the backward); the MN-major smem tile is BN/64 chunks of
