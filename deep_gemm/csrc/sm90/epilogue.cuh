@@ -653,22 +653,18 @@ struct EpiSwiGLUBwd {
   }
 };
 
-// GEMM 1 forward with its SwiGLU in epilogue warps (GemmConfig EpiWG_: the fourth warpgroup; cooperative
-// 128 x BN tiles, BN = gate BN/2 | up BN/2): the consumers stmatrix the bf16 tile [g | u] into the staging buffer
-// (what EpiSwiGLUBwdWarps::stage does) and go on to the next tile's MMAs; epilogue warp w takes the row pairs
-// (2 (w + kWarps i), + 1), lanes 0-15 the first, 16-31 the second, lane l < BN/16 columns 8l..8l+7 of the gate and
-// up halves: z's two 16-byte pieces and h's one (computed from the bf16 g, u as every GEMM 1 form does).
-template <int BN>
-struct EpiSwiGLUFwdWarps {
-  static constexpr int H = BN / 2;
-  static_assert(H % 8 == 0 && H / 8 <= 16, "a half-warp covers the gate (and up) half of a row, 8 columns a lane");
+// What the epilogue-warps epilogues share (EpiSwiGLUFwdWarps, EpiSwiGLUBwdWarps; GemmConfig EpiWarps_ / EpiWG_):
+// the consumers' hand-over of a finished tile through the staging buffer, and the clamp / no-clamp dispatch of the
+// epilogue warps' Derived::tile.
+template <int BN, class Derived>
+struct EpilogueWarpsBase {
   using Tile = StagedTile<BN>;
   using Pre = NoPre;
   static constexpr int kTileRows = 128;
 
   __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
 
-  // Consumer side: wait until the epilogue warps have read tile j-1 back, write this tile, arrive.
+  // Consumer side: wait until the epilogue warps have read tile j-1 back, write this tile (bf16), arrive.
   template <class Accum>
   __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
                                                uint64_t* empty) {
@@ -677,14 +673,29 @@ struct EpiSwiGLUFwdWarps {
     mbar_arrive(full);
   }
 
+  // kWarps epilogue warps; this warp's index among them is threadIdx.x / 32 - kSkip (kSkip: the CTA's warps
+  // before this warp's group of epilogue warps that are not epilogue warps).
   template <int kWarps, int kSkip>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
-    if (e.clamp == INFINITY) tile<kWarps, kSkip, false>(e, c, j, smem_c, full, empty);
-    else tile<kWarps, kSkip, true>(e, c, j, smem_c, full, empty);
+    if (e.clamp == INFINITY) Derived::template tile<kWarps, kSkip, false>(e, c, j, smem_c, full, empty);
+    else Derived::template tile<kWarps, kSkip, true>(e, c, j, smem_c, full, empty);
   }
+};
 
- private:
+// GEMM 1 forward with its SwiGLU in epilogue warps (GemmConfig EpiWG_: the fourth warpgroup; cooperative
+// 128 x BN tiles, BN = gate BN/2 | up BN/2): the consumers stmatrix the bf16 tile [g | u] into the staging buffer
+// (EpilogueWarpsBase::stage) and go on to the next tile's MMAs; epilogue warp w takes the row pairs
+// (2 (w + kWarps i), + 1), lanes 0-15 the first, 16-31 the second, lane l < BN/16 columns 8l..8l+7 of the gate and
+// up halves: z's two 16-byte pieces and h's one (computed from the bf16 g, u as every GEMM 1 form does).
+template <int BN>
+struct EpiSwiGLUFwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUFwdWarps<BN>> {
+  static constexpr int H = BN / 2;
+  static_assert(H % 8 == 0 && H / 8 <= 16, "a half-warp covers the gate (and up) half of a row, 8 columns a lane");
+  using Tile = StagedTile<BN>;
+  static constexpr int kTileRows = 128;
+
+  // (called by EpilogueWarpsBase::epilogue_warps_tile)
   template <int kWarps, int kSkip, bool kClamp>
   __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
                                               uint64_t* full, uint64_t* empty) {
@@ -738,38 +749,17 @@ struct EpiSwiGLUFwdWarps {
 // ~24 % of the epilogue warps' samples at 30B, results/session5/run5). With the lines in L1 that
 // wait is an L1 hit instead of a DRAM round trip.
 template <int BN, bool kPrefetchL1 = false>
-struct EpiSwiGLUBwdWarps {
+struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetchL1>> {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
-  using Pre = NoPre;
   static constexpr int kTileRows = 128;
   static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
 
-  __device__ __forceinline__ static void prefetch(const EpilogueParams&, const TileCoord&, int, Pre&) {}
-
-  // Consumer side: wait until the epilogue warps have read tile j-1 back, write this tile, arrive.
-  template <class Accum>
-  __device__ __forceinline__ static void stage(const Accum& acc, uint8_t* smem_c, int wg, int j, uint64_t* full,
-                                               uint64_t* empty) {
-    mbar_wait(empty, (static_cast<uint32_t>(j) & 1u) ^ 1u);
-    Tile::stmatrix_rows(acc, Tile::buffer(smem_c, wg));
-    mbar_arrive(full);
-  }
-
-  // kWarps epilogue warps; this warp's index among them is threadIdx.x / 32 - kSkip (kSkip: the CTA's warps
-  // before this warp's group of epilogue warps that are not epilogue warps).
-  template <int kWarps, int kSkip>
-  __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
-                                                             uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
-    if (e.clamp == INFINITY) tile<kWarps, kSkip, false>(e, c, j, smem_c, full, empty);
-    else tile<kWarps, kSkip, true>(e, c, j, smem_c, full, empty);
-  }
-
- private:
   struct ZRow {
     uint4 g, u;
   };
 
+  // (called by EpilogueWarpsBase::epilogue_warps_tile)
   template <int kWarps, int kSkip, bool kClamp>
   __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
                                               uint64_t* full, uint64_t* empty) {
