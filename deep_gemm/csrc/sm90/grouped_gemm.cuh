@@ -1,7 +1,7 @@
 // The sm90 m-grouped GEMM kernel family: C[p, :] = A[row(p), :] . B[group(p)]^T (or . B[group]),
 // persistent, warp-specialized (1 producer warpgroup + 2 wgmma consumer warpgroups, 384 threads,
-// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0 and / or a fourth warpgroup run
-// the epilogue), group sizes
+// one CTA per SM; with Cfg::kEpiWarps the last warps of warpgroup 0, or a fourth warpgroup, run the
+// epilogue), group sizes
 // read on the device (see scheduler.cuh), with a pluggable epilogue (see epilogue.cuh). The same
 // kernel serves the MoE forward (GEMM 1 with the SwiGLU epilogue, GEMM 2), the MoE backward (dy . W2
 // with the SwiGLU backward epilogue, dz . W1) and the public bf16 m-grouped GEMMs (contiguous and
@@ -69,8 +69,6 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     if constexpr (Cfg::kEpilogueWarps > 0) {
       if (threadIdx.x < Cfg::kProducerThreads) producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
       else epilogue_warps_loop<Cfg, Epi, 4 - Cfg::kEpilogueWarps>(sched, ep, smem_c, staged_full, staged_empty);
-    } else if constexpr (Cfg::kEpiWG) {
-      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
     } else {
@@ -81,8 +79,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
 #ifndef PK_SM90_NO_SETMAXNREG
       setmaxnreg_dec<Cfg::kEpiWGRegs>();
 #endif
-      // (warps 12-15 follow warpgroup 0's epilogue warps)
-      epilogue_warps_loop<Cfg, Epi, 12 - Cfg::kEpilogueWarps>(sched, ep, smem_c, staged_full, staged_empty);
+      epilogue_warps_loop<Cfg, Epi, 12>(sched, ep, smem_c, staged_full, staged_empty);  // warps 12-15
     }
   } else {
 #ifndef PK_SM90_NO_SETMAXNREG
