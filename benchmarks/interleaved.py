@@ -81,8 +81,6 @@ def variants(shape, T, E, K):
                 "ours loads only": wgrad(torch.bfloat16, which, debug=3),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
                 "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
-                "ours loads only split_wait0 (18)": wgrad(torch.bfloat16, which, 18, 3),
-                "ours MMAs only split_wait0 (18)": wgrad(torch.bfloat16, which, 18, 65),
                 "ours MMAs only staged_tma (16)": wgrad(torch.bfloat16, which, 16, 65),
                 # debug bit 5 drops the consumers' proxy fence (timing only; no effect in run 6)
                 "ours MMAs only, no proxy fence": wgrad(torch.bfloat16, which, debug=97),
@@ -189,13 +187,6 @@ def variants(shape, T, E, K):
             "GEMM 1 epilogue warpgroup 128x192": (gemm1(5), 2 * f),
             "layer fwd+bwd, GEMM 1 epilogue warpgroup": (layer({"GEMM1": "5"}), 9 * f),
             "layer fwd, GEMM 1 epilogue warpgroup": (with_env({"PK_SM90_VARIANT_GEMM1": "5"}, layer_fwd), 3 * f),
-            # 5 + 32 (session 16): the same releasing each stage after wgmma.wait_group 0 (three stages loading)
-            "GEMM 1 epilogue warpgroup 128x192, wait0": (gemm1(37), 2 * f),
-            "layer fwd+bwd, GEMM 1 epilogue warpgroup, wait0": (layer({"GEMM1": "37"}), 9 * f),
-            "layer fwd, GEMM 1 epilogue warpgroup, wait0": (with_env({"PK_SM90_VARIANT_GEMM1": "37"}, layer_fwd), 3 * f),
-            # k-grouped 18 / 17 (session 16): four 64-row stages next to split staging, wait_group 0 / 1
-            # (19 by its id: the default again, a control for the noise between entries)
-            **{f"layer fwd+bwd, wgrad variant {v}": (layer({"WGRAD": str(v)}), 9 * f) for v in (17, 18, 19)},
             "GEMM 1 staged 128x192, wait0": (gemm1(36), 2 * f),
             "GEMM 1 staged 128x192, TMA store": (gemm1(68), 2 * f),
             "GEMM 2 staged, A by TMA, wait0": (a_load("tma", gemm2(35)), f),

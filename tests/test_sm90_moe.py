@@ -147,9 +147,7 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # default since run 8 is 3 + 32 + 64 for both); "staged_no_tma" = the same without the TMA store;
 # "gemm1_tma" = GEMM 1 staged with z's full tiles stored by TMA (variant 4 + 64: the default where I % 96 == 0
 # until session 15); "gemm1_epiwg" = GEMM 1 variant 5 (the same tiles, its SwiGLU and stores in a fourth warpgroup
-# of epilogue warps: the default where I % 96 == 0); "gemm1_epiwg_wait0" = the same releasing each stage after
-# wgmma.wait_group 0 (5 + 32, opt-in since session 16); "wgrad_split_wait0" / "wgrad_split_wait1" = k-grouped
-# variants 18 / 17 (four 64-row stages next to 16 KiB staging buffers, wait_group 0 / 1);
+# of epilogue warps: the default where I % 96 == 0);
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
@@ -166,8 +164,6 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "gemm1_staged_plain": {"GEMM1": "4"},
             "staged_no_tma": {"GEMM2": "3", "DX": "35"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"}, "gemm1_epiwg": {"GEMM1": "5"},
-            "gemm1_epiwg_wait0": {"GEMM1": "37"}, "wgrad_split_wait0": {"WGRAD": "18"},
-            "wgrad_split_wait1": {"WGRAD": "17"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
             "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"},
@@ -261,7 +257,7 @@ def test_moe_cuda_graph(rng, variant):
 @pytest.mark.parametrize("name", ["default", "staged", "dh256", "dh_warps2", "wait0", "dh_warps2_wait0",
                                   "dh_prefetch_l1", "dh_warps2_prefetch_l1", "wgrad_staged", "wgrad_tma",
                                   "wgrad_wait0", "staged_tma", "gemm1_tma", "gemm1_staged_plain", "staged_no_tma",
-                                  "cluster", "pp192", "wgrad_split_wait0", "wgrad_split_wait1"])
+                                  "cluster", "pp192"])
 def test_moe_few_ctas(rng, monkeypatch, name):
     """Each CTA walks many tiles (grid capped at 3 CTAs): pipeline phases, the ping-pong turns and the
     staging-buffer handshakes wrap around many times."""
@@ -287,8 +283,7 @@ def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
                                         ("default", "cluster_coop"), ("default", "wait0"),
                                         ("dh_warps2", "dh_warps2_wait0"), ("default", "dh_prefetch_l1"), ("default", "dh_no_prefetch"),
                                         ("dh_warps2_wait0", "dh_warps2_prefetch_l1"), ("default", "staged_tma"), ("default", "gemm1_staged_plain"),
-                                        ("default", "staged_no_tma"), ("default", "pp192"), ("default", "gemm1_tma"),
-                                        ("default", "gemm1_epiwg_wait0")])
+                                        ("default", "staged_no_tma"), ("default", "pp192"), ("default", "gemm1_tma")])
 def test_staged_matches_default_bitwise(T, E, K, H, I, kind, base, other, rng, monkeypatch):
     """The staged epilogues and the 2-CTA cluster forms compute the same MMAs in the same order as the
     cooperative kernels: y, z, dx, dtw equal bitwise. (dH's d(topk_weights) partials are summed per

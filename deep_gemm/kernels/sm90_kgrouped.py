@@ -27,8 +27,6 @@ VARIANTS = {
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead)
     "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity)
-    "split_wait1": 17,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 4 stages, wait_group 1
-    "split_wait0": 18,   # the same with wait_group 0 (three 64-row chunks of loads in flight)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
                          # 2 stages: DEFAULT (bf16 out; accumulate, B identity)
 }

@@ -27,12 +27,11 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //  16  13 with the tiles leaving through TMA tensor stores (one issuing thread a warpgroup: bf16 4
 //      boxes of 64 x 64, fp32 two halves of 4 boxes of 32 x 64, accumulate as TMA reduce-adds)
 //      instead of one bulk copy per row.
-//  17  16 with a 16 KiB staging buffer per consumer warpgroup (tiles leave in column passes, as 19) and
-//      the 32 KiB saved as a fourth 64-row stage, wait_group 1: two chunks of loads in flight, no drain.
-//  18  the same with wait_group 0: three 64-row chunks (144 KiB) of loads in flight while the consumers
-//      multiply one, against 19's one 128-row chunk (96 KiB). (Session 6 measured both 1-6 % slower than
-//      16 for bf16 outs, results/session6/run1, and removed them; that was before the chunk-loop and
-//      gather changes after which 19, then also behind 16, won. Back in session 16 for a re-measurement.)
+// (17, 18, session 6: 16 with a 16 KiB staging buffer per consumer warpgroup, tiles leaving in column
+// passes, and a fourth 64-row stage with wait_group 1 / 0: 1-6 % slower for bf16 outs, and behind 19
+// for fp32 accumulate, results/session6/run1; removed. Re-added unchanged in session 16 and measured
+// against 19 again: dW1 / dW2 +2..+13 % alone in synchronised calls, +0.5..+4 % back to back, the layer
+// within the A/B's noise, results/session16/run1, run2; removed again.)
 //  19  16 with a 16 KiB staging buffer per consumer warpgroup (tiles leave in column passes: bf16
 //      128, fp32 64 columns) and 128-row chunks: 2 stages of 96 KiB, wait_group 0 (half the
 //      per-chunk handshakes and drains of 16).
@@ -71,9 +70,7 @@ constexpr int kDefaultVariantAccumulate = 16;
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
-inline bool known_variant(int v) {
-  return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 17 || v == 18 || v == 19;
-}
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -165,12 +162,6 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 16:
       launch_staged<BM, BN, MC, 0, true, true>(p, map, max_ctas, stream);
       break;
-    case 17:
-      launch_staged<BM, BN, MC, 1, true, true, true>(p, map, max_ctas, stream);
-      break;
-    case 18:
-      launch_staged<BM, BN, MC, 0, true, true, true>(p, map, max_ctas, stream);
-      break;
     case 19:
       launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, map, max_ctas, stream);
       break;
@@ -193,7 +184,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 17, 18 or 19 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16 or 19 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -234,7 +225,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 17, 18 or 19, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16 or 19, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

@@ -39,10 +39,9 @@ using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, tr
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
 // variant 5 (the default where I % 96 == 0): 128 x (96 + 96) tiles, 4 stages, the SwiGLU and both stores in a
 // fourth warpgroup of epilogue warps (EpiSwiGLUFwdWarps); the producer warpgroup gathers as in 4.
+// (Its wait_group 0 form, 5 + 32 in session 16: GEMM 1 -1..+1 %, the forward and the layer within the noise,
+// results/session16/run1, run2; removed.)
 using Gemm1EpiWG = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, false, true>;
-// 5 | kVariantWait0 (session 16, opt-in): the same releasing each stage after wgmma.wait_group 0, so that three
-// of the four stages can be loading while the consumers multiply one (two with wait_group 1).
-using Gemm1EpiWGW0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, true, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -141,13 +140,12 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !mc && !tma_out),
-               "GEMM 1 variant must be 0, 1, 2, 4 or 5 (1 and 4 also plus %d: 2-CTA clusters; 4 and 5 plus %d: "
-               "wait_group 0; 4 plus %d: TMA stores), got %d",
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !mc && !w0 && !tma_out),
+               "GEMM 1 variant must be 0, 1, 2, 4 or 5 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+               "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
-    PK_REQUIRE(!w0 || ((v == 4 || v == 5) && !mc), "GEMM 1 has wait_group 0 forms of variants 4 and 5 only (variant %d)",
-               variant);
+    PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
     PK_REQUIRE(!tma_out || (v == 4 && !mc && !w0), "GEMM 1 has a TMA-store form of variant 4 only (variant %d)",
                variant);
     // z and h leave in 16-byte pieces (bulk copies, TMA or 16-byte stores): their rows are 16-byte aligned
@@ -165,8 +163,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 5 && w0)
-      launch_grouped_gemm<Gemm1EpiWGW0, AMode::kGatherPair, EpiSwiGLUFwdWarps<192>>(tb, mp, g, ep, rows, st);
     else if (v == 5)
       launch_grouped_gemm<Gemm1EpiWG, AMode::kGatherPair, EpiSwiGLUFwdWarps<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
