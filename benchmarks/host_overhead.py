@@ -45,7 +45,7 @@ def breakdown(x, idx, w, w13, w2, r, E, a, busy):
     """CPU µs of each piece of host work between the routing call and GEMM 1's launch."""
     import ctypes
 
-    from deep_gemm._backend import backend_for, ptr, stream_of
+    from deep_gemm._backend import backend_for, on_device, ptr, stream_of
     from deep_gemm.routing import _routing
     dev = x.device
     T, H = x.shape
@@ -58,9 +58,8 @@ def breakdown(x, idx, w, w13, w2, r, E, a, busy):
     n = idx.numel()
     i32 = dict(dtype=torch.int32, device=dev)
     outs = [torch.empty(E, **i32), torch.empty(E + 1, **i32), torch.empty(n, **i32), torch.empty(n, **i32)]
-    ws_fn = lib.raw("pk_moe_routing_workspace_bytes")
-    ws_fn.restype = ctypes.c_int64
-    ws = torch.empty(int(ws_fn(ctypes.c_int64(n), ctypes.c_int(E))), dtype=torch.uint8, device=dev)
+    ws = torch.empty(lib.query("pk_moe_routing_workspace_bytes", ctypes.c_int64(n), ctypes.c_int(E)),
+                     dtype=torch.uint8, device=dev)
 
     def routing_launch():
         lib.call("pk_moe_routing", ptr(idx), ctypes.c_int(8), ctypes.c_int64(n), ctypes.c_int(E), ptr(ws),
@@ -75,10 +74,16 @@ def breakdown(x, idx, w, w13, w2, r, E, a, busy):
         with torch.cuda.device(dev):
             pass
 
+    def on_device_ctx():  # what the entry points use since session 16 (nothing to do on the current device)
+        with on_device(dev):
+            pass
+
     pieces = [
         ("torch.empty (one [T*K, 2I] bf16)", lambda: torch.empty(T * K, 2 * I, dtype=torch.bfloat16, device=dev)),
         ("torch.cuda.device(dev) enter + exit", device_ctx),
-        ("stream_of(dev)", lambda: stream_of(dev)),
+        ("on_device(dev) enter + exit", on_device_ctx),
+        ("stream_of(dev) (torch's raw stream accessor since session 16)", lambda: stream_of(dev)),
+        ("torch.cuda.current_stream(dev).cuda_stream (stream_of before)", lambda: torch.cuda.current_stream(dev).cuda_stream),
         ("backend_for(dev)", lambda: backend_for(dev)),
         ("routing: pk_moe_routing call alone (one launch)", routing_launch),
         ("routing: _routing (allocations + call)", lambda: _routing(idx, E)),

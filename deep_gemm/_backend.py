@@ -10,6 +10,7 @@ Extra library folders can be given in PK_LIBRARY_PATH (os.pathsep-separated), e.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
@@ -61,6 +62,7 @@ class NativeLibrary:
             raise KernelError(f"could not load the {arch} kernel library {path}: {e}") from e
         self._dll.pk_last_error.restype = ctypes.c_char_p
         self._entries: dict = {}  # entry-point name -> ctypes function (restype c_int)
+        self._queries: dict = {}  # the same for int64-returning size queries
         abi = self._dll.pk_abi_version()
         if abi != ABI_VERSION:
             raise KernelError(f"{path} has ABI version {abi}, this deep_gemm expects {ABI_VERSION}: "
@@ -73,6 +75,15 @@ class NativeLibrary:
 
     def raw(self, fn: str):
         return getattr(self._dll, fn)
+
+    def query(self, fn: str, *args) -> int:
+        """Calls an entry point that returns an int64 (a size; no status)."""
+        f = self._queries.get(fn)
+        if f is None:
+            f = getattr(self._dll, fn)
+            f.restype = ctypes.c_int64
+            self._queries[fn] = f
+        return int(f(*args))
 
     def call(self, fn: str, *args) -> None:
         """Calls an entry point that returns a status code; raises on failure."""
@@ -175,7 +186,8 @@ def forced_backend() -> str:
 
 def backend_for(device: torch.device | str) -> Backend:
     """The backend that runs ops on `device` (chosen on first use, then cached)."""
-    device = torch.device(device)
+    if not isinstance(device, torch.device):
+        device = torch.device(device)
     if device.type != "cuda":
         return REFERENCE
     index = device.index if device.index is not None else torch.cuda.current_device()
@@ -198,8 +210,31 @@ def ptr(t: torch.Tensor | None) -> ctypes.c_void_p:
     return ctypes.c_void_p(0 if t is None else t.data_ptr())
 
 
+# torch's raw accessors (what its generated code uses): the current stream's handle and the current
+# device without building a Stream object or a device guard, ~5 µs less host time per launch on the H200
+# host (benchmarks/host_overhead.py --breakdown). Absent on CPU builds of torch.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_raw_device = getattr(torch._C, "_cuda_getDevice", None)
+_SAME_DEVICE = contextlib.nullcontext()
+
+
+def _index(device: torch.device) -> int:
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
 def stream_of(device: torch.device) -> ctypes.c_void_p:
+    """The current CUDA stream of `device`, as the C entry points take it."""
+    if _raw_stream is not None:
+        return ctypes.c_void_p(_raw_stream(_index(device)))
     return ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
+
+
+def on_device(device: torch.device):
+    """Context in which the kernel libraries launch on `device` (their launches and attribute calls use the
+    current device): torch.cuda.device(device), or nothing to do when it is current already."""
+    if device.index is None or (_raw_device is not None and _raw_device() == device.index):
+        return _SAME_DEVICE
+    return torch.cuda.device(device)
 
 
 def info() -> dict:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import torch
 
 from . import reference
-from ._backend import backend_for, ptr, stream_of
+from ._backend import backend_for, on_device, ptr, stream_of
 from ._checks import check_tensor, is_tracing
 
 _ENTRY = "pk_moe_routing"
@@ -37,11 +37,9 @@ def _routing(topk_idx: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, to
     sorted_pair = torch.empty(n, **i32)
     pair_to_sorted = torch.empty(n, **i32)
     lib = backend.lib
-    ws_fn = lib.raw("pk_moe_routing_workspace_bytes")
-    ws_fn.restype = ctypes.c_int64
-    ws_bytes = ws_fn(ctypes.c_int64(n), ctypes.c_int(num_experts))
+    ws_bytes = lib.query("pk_moe_routing_workspace_bytes", ctypes.c_int64(n), ctypes.c_int(num_experts))
     workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=dev)
-    with torch.cuda.device(dev):
+    with on_device(dev):
         lib.call(_ENTRY, ptr(topk_idx), ctypes.c_int(topk_idx.element_size()), ctypes.c_int64(n),
                  ctypes.c_int(num_experts), ptr(workspace), ptr(counts), ptr(offsets),
                  ptr(sorted_pair), ptr(pair_to_sorted), stream_of(dev))

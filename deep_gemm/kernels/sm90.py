@@ -30,7 +30,7 @@ import os
 
 import torch
 
-from .._backend import backend_for, ptr, stream_of
+from .._backend import backend_for, on_device, ptr, stream_of
 from . import NotSupportedHere
 from .sm90_kgrouped import k_grouped_bf16_gemm_tn_contiguous  # noqa: F401
 
@@ -134,22 +134,22 @@ def moe_forward(x, topk_idx, topk_weights, w13, w2, routing, activation_clamp, p
     _, offsets, sorted_pair, pair_to_sorted = routing
     n = T * K
     z = torch.empty(n, 2 * I, dtype=_BF16, device=dev)
-    y = torch.empty(T, H, dtype=_BF16, device=dev)
     if n == 0:
-        return y, z
+        return torch.empty(T, H, dtype=_BF16, device=dev), z
     lib = _lib(dev, "pk_sm90_moe_gemm1_swiglu")
     scatter = _combine_mode() == "scatter"
     if scatter:
         _lib(dev, "pk_sm90_moe_gemm2_scatter")  # an older library without it: say so, do not fall back
     x, w13, w2 = _c(x), _c(w13), _c(w2)
     h = torch.empty(n, I, dtype=_BF16, device=dev)
-    with torch.cuda.device(dev):
+    with on_device(dev):
         s = stream_of(dev)
-        # GEMM 1 goes first; what only GEMM 2 and the combine need is prepared while it runs (the
-        # routing kernels before it take ~25 µs, so host work here is GPU idle time).
+        # GEMM 1 goes first; what only GEMM 2 and the combine need (y included) is prepared while it runs
+        # (the routing kernel before it takes ~15 µs, so host work here is GPU idle time).
         lib.call("pk_sm90_moe_gemm1_swiglu", ptr(x), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(z), ptr(h),
                  _clamp_arg(activation_clamp), _variant("GEMM1"), s)
+        y = torch.empty(T, H, dtype=_BF16, device=dev)
         tw = _c(topk_weights.to(torch.float32))
         o = None if scatter else torch.empty(n, H, dtype=_BF16, device=dev)
         if scatter:
@@ -247,7 +247,7 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
     parts = I // 128
     part = torch.empty(n, parts, **f32)
     dxs = torch.empty(n, H, dtype=_BF16, device=dev)
-    with torch.cuda.device(dev):
+    with on_device(dev):
         s = stream_of(dev)
         lib.call("pk_sm90_moe_dh_swiglu_bwd", ptr(dy), ctypes.c_int64(T), ctypes.c_int(H), ctypes.c_int(K),
                  ptr(sorted_pair), ptr(offsets), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z_sorted),
@@ -294,7 +294,7 @@ def _m_contiguous(a, b, d, grouped_layout, use_psum_layout, mn_major: bool):
     if M == 0:
         return
     dev = a.device
-    with torch.cuda.device(dev):
+    with on_device(dev):
         if use_psum_layout:
             from ..reference.gemm import _mk_alignment
             _m_grouped(lib, a, K, None, 1, b, int(mn_major), G, N, K, 2, grouped_layout, int(_mk_alignment()), M,
@@ -327,5 +327,5 @@ def m_grouped_bf16_gemm_nt_masked(a, b, d, masked_m, expected_m, compiled_dims="
         raise NotSupportedHere("non-contiguous operands")
     if M == 0:
         return
-    with torch.cuda.device(a.device):
+    with on_device(a.device):
         _m_grouped(lib, a, K, None, 1, b, 0, G, N, K, 1, masked_m, M, G * M, d, N, a.device)

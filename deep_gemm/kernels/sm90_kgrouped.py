@@ -14,7 +14,7 @@ import ctypes
 
 import torch
 
-from .._backend import backend_for, ptr, stream_of
+from .._backend import backend_for, on_device, ptr, stream_of
 from .._checks import check_tensor
 from . import NotSupportedHere
 
@@ -97,7 +97,7 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     if num_groups == 0:
         return out
     lib = _lib(dev)
-    with torch.cuda.device(dev):
+    with on_device(dev):
         lib.call(_ENTRY, ptr(a), ptr(a_rows), ctypes.c_int64(a.shape[0]), ptr(b), ptr(b_rows),
                  ctypes.c_int64(b.shape[0]), ctypes.c_int64(r_a), ptr(offsets),
                  ctypes.c_int(num_groups), ctypes.c_int(M), ctypes.c_int(N), ptr(out),
