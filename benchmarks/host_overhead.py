@@ -86,9 +86,7 @@ def breakdown(x, idx, w, w13, w2, r, E, a, busy):
         ("torch.cuda.current_stream(dev).cuda_stream (stream_of before)", lambda: torch.cuda.current_stream(dev).cuda_stream),
         ("backend_for(dev)", lambda: backend_for(dev)),
         ("routing: pk_moe_routing call alone (one launch)", routing_launch),
-        ("routing: _routing, five allocations + call (the custom op's form)", lambda: _routing(idx, E)),
-        ("routing: _routing, one allocation split + call (eager, since session 16)",
-         lambda: _routing(idx, E, one_buffer=True)),
+        ("routing: _routing (allocations + call)", lambda: _routing(idx, E)),
         ("GEMM 1: pk_sm90_moe_gemm1_swiglu call alone", gemm1_launch),
     ]
     print("\n| piece (30B shape) | CPU us per call |\n|---|---|")

@@ -25,30 +25,20 @@ class MoERouting(NamedTuple):
     pair_to_sorted: torch.Tensor  # int32 [T*K]: sorted position of each pair, -1 if masked
 
 
-def _routing(topk_idx: torch.Tensor, num_experts: int,
-             one_buffer: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """one_buffer: the four outputs and the kernel's workspace as views of one allocation (eager calls:
-    one torch.empty instead of five is ~30 µs less host time before GEMM 1's launch on the H200 host,
-    results/session16). The custom op (tracing) takes separate tensors: its outputs may not share storage."""
+def _routing(topk_idx: torch.Tensor, num_experts: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     backend = backend_for(topk_idx.device)
     if not backend.has(_ENTRY):
         return reference.moe_routing(topk_idx, num_experts)
     n = topk_idx.numel()
     dev = topk_idx.device
+    i32 = dict(dtype=torch.int32, device=dev)
+    counts = torch.empty(num_experts, **i32)
+    offsets = torch.empty(num_experts + 1, **i32)
+    sorted_pair = torch.empty(n, **i32)
+    pair_to_sorted = torch.empty(n, **i32)
     lib = backend.lib
-    ws_ints = (max(lib.query("pk_moe_routing_workspace_bytes", ctypes.c_int64(n), ctypes.c_int(num_experts)), 1)
-               + 3) // 4
-    sizes = (num_experts, num_experts + 1, n, n, ws_ints)  # counts, offsets, sorted_pair, pair_to_sorted, workspace
-    if one_buffer:
-        # each piece 128-byte aligned, as its own allocation would be: pieces and pads split in one call
-        pieces = []
-        for size in sizes:
-            pieces += [size, -size % 32]
-        counts, offsets, sorted_pair, pair_to_sorted, workspace = \
-            torch.empty(sum(pieces), dtype=torch.int32, device=dev).split(pieces)[::2]
-    else:
-        counts, offsets, sorted_pair, pair_to_sorted, workspace = (
-            torch.empty(size, dtype=torch.int32, device=dev) for size in sizes)
+    ws_bytes = lib.query("pk_moe_routing_workspace_bytes", ctypes.c_int64(n), ctypes.c_int(num_experts))
+    workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=dev)
     with on_device(dev):
         lib.call(_ENTRY, ptr(topk_idx), ctypes.c_int(topk_idx.element_size()), ctypes.c_int64(n),
                  ctypes.c_int(num_experts), ptr(workspace), ptr(counts), ptr(offsets),
@@ -88,4 +78,4 @@ def moe_routing(topk_idx: torch.Tensor, num_experts: int, *, validate: bool = Tr
     # routing kernels are the first work of a step); torch.compile / export trace the custom op.
     if is_tracing(topk_idx):
         return MoERouting(*_moe_routing_op(topk_idx, num_experts))
-    return MoERouting(*_routing(topk_idx, num_experts, one_buffer=True))
+    return MoERouting(*_routing(topk_idx, num_experts))
