@@ -211,8 +211,8 @@ def ptr(t: torch.Tensor | None) -> ctypes.c_void_p:
 
 
 # torch's raw accessors (what its generated code uses): the current stream's handle and the current
-# device without building a Stream object or a device guard, ~5 µs less host time per launch on the H200
-# host (benchmarks/host_overhead.py --breakdown). Absent on CPU builds of torch.
+# device without building a Stream object or a device guard: 13.0 -> 0.8 and 7.2 -> 1.5 µs a launch on
+# the H200 host (benchmarks/host_overhead.py --breakdown, results/session16/run4). Absent on CPU builds of torch.
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 _raw_device = getattr(torch._C, "_cuda_getDevice", None)
 _SAME_DEVICE = contextlib.nullcontext()
