@@ -150,6 +150,8 @@ def main():
             torch.cuda.synchronize()
             print(f"\n== cProfile of {a.calls} calls of {name} (own time)")
             pstats.Stats(prof).sort_stats("tottime").print_stats(22)
+            print(f"\n== cProfile of {a.calls} calls of {name} (cumulative time)")
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
 
 
 if __name__ == "__main__":
