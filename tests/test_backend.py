@@ -91,3 +91,48 @@ def test_info_cli(capsys):
     assert "torch" in out and "libraries:" in out and "GPUs:" in out
     assert "CPU tensors -> backend reference" in out
     assert cli(["info", "--json"]) == 0
+
+
+@pytest.mark.gpu
+def test_stream_and_device_accessors():
+    """stream_of / on_device (torch's raw accessors) name the stream and device torch's own API names: on the
+    default stream, inside a side stream's context and, with two GPUs, for a device that is not current."""
+    dev = torch.device("cuda", torch.cuda.current_device())
+    assert _backend.stream_of(dev).value == torch.cuda.current_stream(dev).cuda_stream
+    assert _backend.stream_of(torch.device("cuda")).value == torch.cuda.current_stream().cuda_stream
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        assert _backend.stream_of(dev).value == side.cuda_stream
+    with _backend.on_device(dev):
+        assert torch.cuda.current_device() == dev.index
+    if torch.cuda.device_count() > 1:
+        other = torch.device("cuda", (dev.index + 1) % torch.cuda.device_count())
+        with _backend.on_device(other):
+            assert torch.cuda.current_device() == other.index
+            assert _backend.stream_of(other).value == torch.cuda.current_stream(other).cuda_stream
+        assert torch.cuda.current_device() == dev.index
+        # a launch on the other device from here: the routing kernel runs there and is right
+        idx = torch.randint(-1, 16, (300, 4), device=other)
+        got = deep_gemm.moe_routing(idx, 16)
+        want = deep_gemm.reference.moe_routing(idx.cpu(), 16)
+        assert all(torch.equal(g.cpu(), w) for g, w in zip(got, want))
+        # and the whole layer, forward and backward, on the other device (poisoned grads are not needed: the
+        # outputs are fresh tensors the kernels write)
+        g = torch.Generator().manual_seed(1)
+        T, E, K, H, I = 300, 8, 2, 256, 256
+        x = torch.randn(T, H, generator=g).to(torch.bfloat16)
+        w13 = (torch.randn(E, 2 * I, H, generator=g) / H ** 0.5).to(torch.bfloat16)
+        w2 = (torch.randn(E, H, I, generator=g) / I ** 0.5).to(torch.bfloat16)
+        idx = torch.stack([torch.randperm(E, generator=g)[:K] for _ in range(T)])
+        tw = torch.rand(T, K, generator=g)
+        leaves = [t.to(other).requires_grad_() for t in (x, tw, w13, w2)]
+        y = deep_gemm.mega_moe(leaves[0], idx.to(other), *leaves[1:])
+        y.float().square().sum().backward()
+        ref = [t.detach().double().requires_grad_() for t in (x, tw, w13, w2)]
+        y_ref = deep_gemm.reference.moe_forward_simple(ref[0], idx, ref[1], ref[2], ref[3], z_dtype=torch.bfloat16)
+        y_ref.square().sum().backward()
+        assert y.device == other and torch.cuda.current_device() == dev.index
+        pairs = [(y, y_ref)] + [(a.grad, b.grad) for a, b in zip(leaves, ref)]
+        for a, b in pairs:
+            err = ((a.double().cpu() - b.detach()).norm() / b.detach().norm()).item()
+            assert err <= 1e-2, err
