@@ -61,8 +61,7 @@ class NativeLibrary:
         except OSError as e:
             raise KernelError(f"could not load the {arch} kernel library {path}: {e}") from e
         self._dll.pk_last_error.restype = ctypes.c_char_p
-        self._entries: dict = {}  # entry-point name -> ctypes function (restype c_int)
-        self._queries: dict = {}  # the same for int64-returning size queries
+        self._entries: dict = {}  # entry-point name -> ctypes function, its restype set (_entry)
         abi = self._dll.pk_abi_version()
         if abi != ABI_VERSION:
             raise KernelError(f"{path} has ABI version {abi}, this deep_gemm expects {ABI_VERSION}: "
@@ -76,23 +75,23 @@ class NativeLibrary:
     def raw(self, fn: str):
         return getattr(self._dll, fn)
 
-    def query(self, fn: str, *args) -> int:
-        """Calls an entry point that returns an int64 (a size; no status)."""
-        f = self._queries.get(fn)
+    def _entry(self, fn: str, restype):
+        """The ctypes function of entry point fn, looked up once (getattr on a CDLL and setting restype
+        cost µs per launch)."""
+        f = self._entries.get(fn)
         if f is None:
             f = getattr(self._dll, fn)
-            f.restype = ctypes.c_int64
-            self._queries[fn] = f
-        return int(f(*args))
+            f.restype = restype
+            self._entries[fn] = f
+        return f
+
+    def query(self, fn: str, *args) -> int:
+        """Calls an entry point that returns an int64 (a size; no status)."""
+        return int(self._entry(fn, ctypes.c_int64)(*args))
 
     def call(self, fn: str, *args) -> None:
         """Calls an entry point that returns a status code; raises on failure."""
-        f = self._entries.get(fn)
-        if f is None:  # (looked up once: getattr on a CDLL and setting restype cost µs per launch)
-            f = getattr(self._dll, fn)
-            f.restype = ctypes.c_int
-            self._entries[fn] = f
-        status = f(*args)
+        status = self._entry(fn, ctypes.c_int)(*args)
         if status != 0:
             msg = self._dll.pk_last_error().decode(errors="replace")
             if status == STATUS_INVALID_ARGUMENT:
@@ -184,15 +183,19 @@ def forced_backend() -> str:
     return forced
 
 
+def _index(device: torch.device) -> int:
+    """The CUDA index of `device` (the current device for a bare "cuda")."""
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
 def backend_for(device: torch.device | str) -> Backend:
     """The backend that runs ops on `device` (chosen on first use, then cached)."""
     if not isinstance(device, torch.device):
         device = torch.device(device)
     if device.type != "cuda":
         return REFERENCE
-    index = device.index if device.index is not None else torch.cuda.current_device()
     with _lock:
-        return _backend_for_cuda_index(index, forced_backend())
+        return _backend_for_cuda_index(_index(device), forced_backend())
 
 
 def require_native(device: torch.device | str, fn: str) -> Backend:
@@ -216,10 +219,6 @@ def ptr(t: torch.Tensor | None) -> ctypes.c_void_p:
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 _raw_device = getattr(torch._C, "_cuda_getDevice", None)
 _SAME_DEVICE = contextlib.nullcontext()
-
-
-def _index(device: torch.device) -> int:
-    return device.index if device.index is not None else torch.cuda.current_device()
 
 
 def stream_of(device: torch.device) -> ctypes.c_void_p:
