@@ -190,6 +190,9 @@ def _setup_context(ctx, inputs, output):
     (x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair, pair_to_sorted,
      activation_clamp, precision, acc13, acc2) = inputs
     _, z_sorted = output
+    # z_sorted is an output only so that the backward can have it; nothing downstream uses it, so its
+    # gradient stays None (autograd would otherwise pass a zero-filled [T*K, 2I] tensor each backward).
+    ctx.set_materialize_grads(False)
     ctx.save_for_backward(x, topk_idx, topk_weights, w13, w2, counts, offsets, sorted_pair,
                           pair_to_sorted, z_sorted)
     ctx.activation_clamp, ctx.precision = activation_clamp, precision

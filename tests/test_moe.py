@@ -183,6 +183,40 @@ def test_saves_only_x_z_and_routing(rng):
     assert activation_bytes == want, shapes
 
 
+class _ZeroFills(torch.utils._python_dispatch.TorchDispatchMode):
+    """Records the shapes of the tensors that zero-filling ops produce."""
+    FILLS = ("zeros", "zeros_like", "new_zeros", "zero_", "fill_", "full", "full_like", "new_full")
+
+    def __init__(self):
+        super().__init__()
+        self.shapes = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func.__name__.split(".")[0] in self.FILLS and isinstance(out, torch.Tensor):
+            self.shapes.append(tuple(out.shape))
+        return out
+
+
+@pytest.mark.parametrize("path", ["eager", "custom_op"])
+def test_backward_gets_no_zero_filled_z_gradient(path, rng):
+    """z_sorted ([T*K, 2I], an output only for the backward's sake) must not get a zero-filled gradient
+    materialised in every backward (an allocation and a memset of 400 MB at the 30B benchmark shape)."""
+    T, K, E, H, I = 40, 4, 8, 128, 128
+    x, idx, tw, w13, w2 = make_inputs(T, K, E, H, I, "uniform", rng)
+    leaves = [t.requires_grad_() for t in (x, tw, w13, w2)]
+    if path == "eager":
+        y = deep_gemm.mega_moe(*leaves[:1], idx, *leaves[1:])
+    else:
+        r = deep_gemm.moe_routing(idx, E)
+        y, _ = torch.ops.prime_kernels.mega_moe_forward(leaves[0], idx, *leaves[1:], *r, None, "bf16")
+    fills = _ZeroFills()
+    with fills:
+        y.backward(torch.randn_like(y))
+    assert (T * K, 2 * I) not in fills.shapes, fills.shapes
+    assert all(t.grad is not None for t in leaves)
+
+
 def test_grad_accumulators(rng):
     T, K, E, H, I = 16, 2, 4, 128, 128
     x, idx, tw, w13, w2 = make_inputs(T, K, E, H, I, "uniform", rng)
