@@ -174,6 +174,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
         deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
 
     res["ours_autograd_fwdbwd_ms"] = bench(ours_autograd, reps)
+    res["ours_autograd_peak_mib"] = peak_mib(ours_autograd)  # what a trainer's step allocates
     res["ours_fwdbwd_sustained_ms"] = cuda_sustained_ms(ours_fb, SUSTAINED_S)
     try:  # the same, captured once as a CUDA graph (no launch gaps; proves no host sync inside)
         st = torch.cuda.Stream()
@@ -399,6 +400,9 @@ def main():
               f"{r['speedup_fwd']:.2f}x / {r['speedup_fwdbwd']:.2f}x | {r['ours_peak_mib']:.0f} / "
               f"{r['torch_peak_mib']:.0f} | {r['saved_bytes_per_token']} |")
     for r in results:
+        if "ours_autograd_peak_mib" in r:
+            print(f"{r['shape']} [{r['variant']}]: peak MiB of the mega_moe autograd step {r['ours_autograd_peak_mib']:.0f} "
+                  f"(direct calls {r['ours_peak_mib']:.0f}, torch {r['torch_peak_mib']:.0f})")
         print(f"{r['shape']} [{r['variant']}]: ours fwd as one CUDA graph {r['ours_fwd_graph_ms']:.2f} ms "
               f"({6 * r['T'] * r['K'] * r['H'] * r['I'] / r['ours_fwd_graph_ms'] / 1e9:.0f} TFLOP/s)")
         print(f"{r['shape']} [{r['variant']}]: ours fwd+bwd as one CUDA graph {r['ours_fwdbwd_graph_ms']:.2f} ms "

@@ -38,9 +38,57 @@ from bench_moe import SHAPES, layer_inputs  # noqa: E402
 from timeline_moe import clocks  # noqa: E402
 
 
-def variants(shape, T, E, K):
+def ceilings(x, dy, w13, w2, dz, hw, o, tok, off, T, K, H, I, f):
+    """What each kernel's product costs without the MoE parts (no gather, no grouping, no fused epilogue):
+    torch.mm (cuBLAS) on pre-gathered copies with one expert's weight (M = T*K rows; the weight
+    gradients as one product over all rows), and torch._grouped_mm on the same copies with the layer's
+    groups. Their sum is the layer an unfused, gather-free design could reach on this card."""
+    g = tok.long()
+    xg, dyg = x.index_select(0, g), dy.index_select(0, g)
+    ends = off[1:].contiguous()
+    mm = {"GEMM 1": (lambda: torch.mm(xg, w13[0].t()), 2 * f), "GEMM 2": (lambda: torch.mm(hw, w2[0].t()), f),
+          "dH": (lambda: torch.mm(dyg, w2[0]), f), "dX": (lambda: torch.mm(dz, w13[0]), 2 * f),
+          "dW2": (lambda: torch.mm(hw.t(), dyg), f), "dW1": (lambda: torch.mm(dz.t(), xg), 2 * f)}
+    gmm = {"GEMM 1": (lambda: torch._grouped_mm(xg, w13.transpose(1, 2), offs=ends), 2 * f),
+           "GEMM 2": (lambda: torch._grouped_mm(hw, w2.transpose(1, 2), offs=ends), f),
+           "dH": (lambda: torch._grouped_mm(dyg, w2, offs=ends), f),
+           "dX": (lambda: torch._grouped_mm(dz, w13, offs=ends), 2 * f),
+           "dW2": (lambda: torch._grouped_mm(hw.t(), dyg, offs=ends), f),
+           "dW1": (lambda: torch._grouped_mm(dz.t(), xg, offs=ends), 2 * f)}
+    # the same products as batched GEMMs over E equal groups of T*K/E rows (every weight read, no group
+    # boundary inside a tile: what a grouped GEMM would cost if routing were perfectly balanced)
+    E = w13.shape[0]
+    bmm = {}
+    if (T * K) % E == 0:
+        b = lambda t: t.view(E, T * K // E, t.shape[1])  # noqa: E731
+        bmm = {"GEMM 1": (lambda: torch.bmm(b(xg), w13.transpose(1, 2)), 2 * f),
+               "GEMM 2": (lambda: torch.bmm(b(hw), w2.transpose(1, 2)), f),
+               "dH": (lambda: torch.bmm(b(dyg), w2), f), "dX": (lambda: torch.bmm(b(dz), w13), 2 * f),
+               "dW2": (lambda: torch.bmm(b(hw).transpose(1, 2), b(dyg)), f),
+               "dW1": (lambda: torch.bmm(b(dz).transpose(1, 2), b(xg)), 2 * f)}
+    # the combine's bytes (T*K rows read, T rows written) as one contiguous reduction
+    combine = (lambda: o.view(T, K, H).sum(1), 1)
+    a = torch.randn(8192, 8192, device=x.device).to(torch.bfloat16)
+    return {**{f"ceiling {k}: torch.mm, pre-gathered": v for k, v in mm.items()},
+            **{f"ceiling {k}: torch._grouped_mm, pre-gathered": v for k, v in gmm.items()},
+            **{f"ceiling {k}: torch.bmm, balanced groups": v for k, v in bmm.items()},
+            "ceiling combine: contiguous sum over K": combine,
+            "ceiling dense 8192^3": (lambda: torch.mm(a, a), 2 * 8192 ** 3)}
+
+
+def balanced_idx(T, E, K, dev):
+    """Top-K indices giving every expert exactly T*K/E pairs (T a multiple of E, K <= E / gcd): token t
+    goes to experts (t + j * E / K) mod E, j < K, shuffled across tokens."""
+    t = torch.randperm(T, device=dev)
+    j = torch.arange(K, device=dev) * (E // K)
+    return (t[:, None] + j[None, :]) % E
+
+
+def variants(shape, T, E, K, routing="uniform"):
     H, I = SHAPES[shape]
     x, w13, w2, idx, w, dy = layer_inputs(shape, T, E, K)
+    if routing == "balanced":
+        idx = balanced_idx(T, E, K, x.device)
     r = deep_gemm.moe_routing(idx, E, validate=False)
     _, off, sp, _ = r
     y, z = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
@@ -68,8 +116,9 @@ def variants(shape, T, E, K):
         if which == "dW2":
             return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, **kw)
         return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, **kw)
-    o = torch.empty(n, H, dtype=torch.bfloat16, device=dev)
+    o = torch.randn(n, H, device=dev).to(torch.bfloat16)
     h = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
+    yc = torch.empty(T, H, dtype=torch.bfloat16, device=dev)
 
     def wgrad_diagnostics(which):
         o2, o13 = outs[torch.bfloat16]
@@ -141,6 +190,11 @@ def variants(shape, T, E, K):
     def layer_fwd():
         sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, E, validate=False), None, "bf16")
     return {**{f"{k} default": v for k, v in defaults.items()},
+            # the forward's combine on GEMM 2's rows (TFLOP/s column: meaningless)
+            "combine default": (lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
+                                                 ctypes.c_int(K), ptr(r.pair_to_sorted), ptr(tw), ptr(yc), ptr(None),
+                                                 ctypes.c_int(0), ptr(None), s), 1),
+            **ceilings(x, dy, w13, w2, dz, hw, o, tok, off, T, K, H, I, f),
             # routing alone (TFLOP/s column: meaningless) and the forward with it, as a step calls them
             "routing": (lambda: deep_gemm.moe_routing(idx, E, validate=False), 1),
             "layer fwd (routing + forward) default": (layer_fwd, 3 * f),
@@ -235,6 +289,8 @@ def main():
     ap.add_argument("--sustained", type=float, default=0.0,
                     help="then run each variant back to back for this many seconds, sampling the SM clock and power "
                          "(which kernels the 700 W cap slows, and by how much)")
+    ap.add_argument("--routing", default="uniform", choices=("uniform", "balanced"),
+                    help="uniform random top-K (the benchmark's) or every expert exactly T*K/E pairs")
     ap.add_argument("--match", default="", help="regular expression: time only variants whose name it matches "
                                                  "(re.search; names contain commas, which --only splits on)")
     a = ap.parse_args()
@@ -242,7 +298,7 @@ def main():
     pattern = re.compile(a.match) if a.match else None
     print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}")
     for shape in a.shapes.split(","):
-        vs = {k: v for k, v in variants(shape, a.tokens, 128, 8).items()
+        vs = {k: v for k, v in variants(shape, a.tokens, 128, 8, a.routing).items()
               if (not keep or any(t in k for t in keep)) and (pattern is None or pattern.search(k))}
         times = {k: [] for k in vs}
         keys = list(vs)
@@ -255,7 +311,7 @@ def main():
             order.shuffle(keys)
             for k in keys:
                 times[k].append(cuda_time_ms(vs[k][0], reps=a.reps, warmup=1))
-        print(f"\n{shape}: median of {a.rounds} interleaved rounds (each a median of {a.reps})")
+        print(f"\n{shape}, {a.routing} routing: median of {a.rounds} interleaved rounds (each a median of {a.reps})")
         print("| variant | ms | TFLOP/s | min-max ms |\n|---|---|---|---|")
         for k, (fn, flops) in vs.items():
             m = statistics.median(times[k])

@@ -5,7 +5,9 @@
 The kernel-alone breakdown of bench_moe.py --breakdown sums to less than the layer's measured time;
 this prints what the GPU really runs in one layer call: each kernel's duration (median over --iters
 profiled calls), the idle gaps between kernels, and their sum against the wall time of the call.
-With --clocks it also samples the SM clock and power while the layer runs back to back.
+With --clocks it also samples the SM clock and power while the layer runs back to back. With --autograd
+the call is a training step through `deep_gemm.mega_moe` and `.backward()` instead of the direct calls
+(what the autograd path adds on the GPU).
 """
 from __future__ import annotations
 
@@ -25,8 +27,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_moe import layer_inputs  # noqa: E402
 
 
-def layer_fn(shape, T, E, K):
+def layer_fn(shape, T, E, K, autograd=False):
     x, w13, w2, idx, w, dy = layer_inputs(shape, T, E, K)
+    if autograd:
+        leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
+
+        def step():
+            for t in leaves:
+                t.grad = None
+            deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
+        return step
 
     def layer():
         r = deep_gemm.moe_routing(idx, E, validate=False)
@@ -80,9 +90,10 @@ def main():
     ap.add_argument("--tokens", type=int, default=16384)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--clocks", action="store_true")
+    ap.add_argument("--autograd", action="store_true", help="time a mega_moe(...).backward() step")
     a = ap.parse_args()
     for shape in a.shapes.split(","):
-        layer = layer_fn(shape, a.tokens, 128, 8)
+        layer = layer_fn(shape, a.tokens, 128, 8, a.autograd)
         rows, wall = timeline(layer, a.iters)
         print(f"\n{shape}: {len(rows)} kernels, wall {wall / 1e3:.3f} ms, kernels "
               f"{sum(r[1] for r in rows) / 1e3:.3f} ms, gaps {sum(r[2] for r in rows) / 1e3:.3f} ms")

@@ -198,12 +198,13 @@ class _ZeroFills(torch.utils._python_dispatch.TorchDispatchMode):
         return out
 
 
+@pytest.mark.parametrize("dev", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("path", ["eager", "custom_op"])
-def test_backward_gets_no_zero_filled_z_gradient(path, rng):
+def test_backward_gets_no_zero_filled_z_gradient(path, dev, rng):
     """z_sorted ([T*K, 2I], an output only for the backward's sake) must not get a zero-filled gradient
     materialised in every backward (an allocation and a memset of 400 MB at the 30B benchmark shape)."""
     T, K, E, H, I = 40, 4, 8, 128, 128
-    x, idx, tw, w13, w2 = make_inputs(T, K, E, H, I, "uniform", rng)
+    x, idx, tw, w13, w2 = (t.to(dev) for t in make_inputs(T, K, E, H, I, "uniform", rng))
     leaves = [t.requires_grad_() for t in (x, tw, w13, w2)]
     if path == "eager":
         y = deep_gemm.mega_moe(*leaves[:1], idx, *leaves[1:])
