@@ -225,6 +225,41 @@ def test_moe_deterministic(rng, variant):
         assert torch.equal(a, b)
 
 
+def test_moe_from_a_fresh_thread(rng):
+    """A thread whose CUDA work so far is only torch's may have no CUDA context bound (torch's device guard
+    skips cudaSetDevice when the device does not change): the autograd engine's device thread, where the
+    backward's first native call is a tensor-map encode (a driver call) before any launch. Every call works
+    from such a thread and gives the main thread's results."""
+    import threading
+    sm90 = _sm90()
+    x, idx, w, w13, w2, dy = make_case(300, 16, 8, 256, 256, "uniform", rng)
+    routing = deep_gemm.moe_routing(idx, 16)
+    y, z = sm90.moe_forward(x, idx, w, w13, w2, routing, None, "bf16")
+    want = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16")
+    # once more, dropped: the thread's allocations then come from the allocator's cache (no cudaMalloc,
+    # which would bind a context and hide the case)
+    sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16")
+    torch.cuda.synchronize()
+    got, errors = [], []
+
+    def work():
+        try:
+            got.extend(sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16"))
+            got.append(sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, 16), None, "bf16")[0])
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 (reported below, in the test's thread)
+            errors.append(e)
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert not errors, errors
+    for name, a, b in zip(("dx", "dw13", "dw2", "dtw", "y"), got, (*want, y)):
+        if name.startswith("dw"):  # (bitwise reproducibility is test_moe_deterministic's, not this test's)
+            assert rel_l2(a, b) < 1e-6, name
+        else:
+            assert torch.equal(a, b), name
+
+
 def test_moe_cuda_graph(rng, variant):
     """Routing + forward + backward captured once, replayed with new routing: no host sync inside."""
     sm90 = _sm90()

@@ -17,6 +17,21 @@ inline void* driver_entry_point(const char* name, int cuda_version = 12000) {
   return fn;
 }
 
+// Driver calls act on the calling thread's current context, and a thread may have none although torch
+// calls the device current: torch's device guard skips cudaSetDevice when the device does not change, so a
+// thread whose only CUDA work went through it (the autograd engine's device thread, a fresh Python thread)
+// has no context bound until its first runtime call. cuTensorMapEncodeTiled then fails with
+// CUDA_ERROR_INVALID_CONTEXT. Bind the current device's primary context, as the runtime would.
+inline void bind_device_context() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  static GetCurrent get_current = reinterpret_cast<GetCurrent>(driver_entry_point("cuCtxGetCurrent", 4000));
+  CUcontext ctx = nullptr;
+  if (get_current(&ctx) == CUDA_SUCCESS && ctx != nullptr) return;
+  int dev = 0;
+  PK_CUDA_CHECK(cudaGetDevice(&dev));
+  PK_CUDA_CHECK(cudaSetDevice(dev));  // makes the device's primary context current on this thread
+}
+
 // cuTensorMapEncodeTiled (through the entry point) for a tensor of `rank` dimensions, innermost first:
 // dims in elements, strides_bytes for dimensions 1..rank-1, box in elements; every element stride 1,
 // no interleave, out-of-bounds elements read as zeros. Fails with the dimensions in the message.
@@ -27,6 +42,7 @@ inline CUtensorMap encode_tensor_map(CUtensorMapDataType dtype, cuuint32_t rank,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
   static Encode encode = reinterpret_cast<Encode>(driver_entry_point("cuTensorMapEncodeTiled", 12000));
+  bind_device_context();
   const cuuint32_t elem[3] = {1, 1, 1};
   CUtensorMap map{};
   const CUresult r = encode(&map, dtype, rank, const_cast<void*>(base), dims, strides_bytes, box, elem,
