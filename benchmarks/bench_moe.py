@@ -174,6 +174,8 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
         deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
 
     res["ours_autograd_fwdbwd_ms"] = bench(ours_autograd, reps)
+    for t in leaves:  # (the step's own `grad = None` would free the last step's grads below the baseline)
+        t.grad = None
     res["ours_autograd_peak_mib"] = peak_mib(ours_autograd)  # what a trainer's step allocates
     res["ours_fwdbwd_sustained_ms"] = cuda_sustained_ms(ours_fb, SUSTAINED_S)
     try:  # the same, captured once as a CUDA graph (no launch gaps; proves no host sync inside)
