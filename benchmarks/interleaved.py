@@ -189,7 +189,24 @@ def variants(shape, T, E, K, routing="uniform"):
 
     def layer_fwd():
         sm90.moe_forward(x, idx, w, w13, w2, deep_gemm.moe_routing(idx, E, validate=False), None, "bf16")
-    return {**{f"{k} default": v for k, v in defaults.items()},
+
+    # GEMM 1 and dH on copies of x / dy already in sorted order, run as K = 1 with the identity as the row
+    # list: the same kernels and the same gather code, reading consecutive rows instead of random tokens' rows
+    # (what the random rows cost over the gather itself)
+    ident = torch.arange(n, dtype=torch.int32, device=dev)
+    g = tok.long()
+    xg, dyg = x.index_select(0, g), dy.index_select(0, g)
+    tws = tw.flatten().index_select(0, sp.clamp(min=0).long()).contiguous()
+    sorted_rows = {
+        "GEMM 1, pre-gathered x, consecutive rows": (lambda: lib.call(
+            "pk_sm90_moe_gemm1_swiglu", ptr(xg), ctypes.c_int64(n), ctypes.c_int(H), ctypes.c_int(1), ptr(ident),
+            ptr(off), ctypes.c_int(E), ptr(w13), ctypes.c_int(I), ptr(zz), ptr(h), ctypes.c_float(0.0),
+            ctypes.c_int(0), s), 2 * f),
+        "dH, pre-gathered dy, consecutive rows": (lambda: lib.call(
+            "pk_sm90_moe_dh_swiglu_bwd", ptr(dyg), ctypes.c_int64(n), ctypes.c_int(H), ctypes.c_int(1), ptr(ident),
+            ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z), ptr(tws), ptr(dz), ptr(hw), ptr(part),
+            ctypes.c_float(0.0), ctypes.c_int(0), s), f)}
+    return {**{f"{k} default": v for k, v in defaults.items()}, **sorted_rows,
             # the forward's combine on GEMM 2's rows (TFLOP/s column: meaningless)
             "combine default": (lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
                                                  ctypes.c_int(K), ptr(r.pair_to_sorted), ptr(tw), ptr(yc), ptr(None),
