@@ -33,7 +33,8 @@ struct NoPre {};
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh, next to mainloop.cuh's PK_SM90_DIAG_NO_MMA /
 // _NO_LOADS; never in a wheel): PK_SM90_DIAG_NO_STORES drops every store issued from the registers
-// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h) and EpiStoreBf16WarpStaged's bulk copies, so that the time says what those stores cost
+// (EpiStoreBf16, EpiSwiGLUFwd, the staged GEMM 1's h, the epilogue warps of GEMM 1 and dH) and
+// EpiStoreBf16WarpStaged's bulk copies, so that the time says what those stores cost
 // (session 9, run 8: the ping-pong GEMM 1's 4-byte stores slowed every SM's operand loads).
 #ifdef PK_SM90_DIAG_NO_STORES
 constexpr bool kDiagNoStores = true;
@@ -834,7 +835,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
           du[i] = pack_bf16x2(du0, du1);
           hw[i] = pack_bf16x2(hw0, hw1);
         }
-        if (r < rows) {  // warp-uniform
+        if (r < rows && !kDiagNoStores) {  // warp-uniform
           const int64_t p = p0 + r;
           __nv_bfloat16* dzrow = e.out + p * e.ld_out + col;
           *reinterpret_cast<uint4*>(dzrow) = make_uint4(dg[0], dg[1], dg[2], dg[3]);
@@ -849,7 +850,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
         const int r = warp + kWarps * (k0 + d);
-        if (r < rows && lane % 16 == 0)
+        if (r < rows && lane % 16 == 0 && !kDiagNoStores)
           e.part[(p0 + r) * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16] = dot[d];
       }
 #pragma unroll
