@@ -94,6 +94,55 @@ def breakdown(x, idx, w, w13, w2, r, E, a, busy):
         print(f"| {name} | {cpu_us(fn, a.calls, a.rounds, busy):.1f} |")
 
 
+def split_step(autograd_step, calls, rounds, busy):
+    """Where the autograd step's CPU time goes: wall time of its pieces, timed inside the step (the backward's on
+    the autograd engine's thread, where torch runs it), and the rest (Function.apply, saving, the engine)."""
+    import deep_gemm.moe as moe
+    from deep_gemm.kernels import sm90 as native
+    acc = {}
+
+    def timed(mod, name, label):
+        orig = getattr(mod, name)
+
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                acc[label] = acc.get(label, 0.0) + time.perf_counter() - t0
+        setattr(mod, name, wrapper)
+        return mod, name, orig
+    pieces = [(deep_gemm, "mega_moe", "mega_moe call (forward)"), (moe, "check_moe_args", "  check_moe_args"),
+              (moe, "moe_routing", "  moe_routing"), (moe, "_forward_call", "  Function forward body"),
+              (native, "moe_forward", "    sm90.moe_forward"), (moe, "_backward", "backward body (engine thread)"),
+              (native, "moe_backward", "  sm90.moe_backward")]
+    patches = [timed(*p) for p in pieces]
+    try:
+        for _ in range(3):
+            autograd_step()
+        torch.cuda.synchronize()
+        acc.clear()
+        total = 0.0
+        for _ in range(rounds):
+            busy()
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                autograd_step()
+            total += time.perf_counter() - t0
+            torch.cuda.synchronize()
+    finally:
+        for mod, name, orig in patches:
+            setattr(mod, name, orig)
+    n = calls * rounds
+    print("\n| piece of the mega_moe autograd step | CPU us per step |\n|---|---|")
+    print(f"| whole step | {total / n * 1e6:.0f} |")
+    for _, _, label in pieces:
+        print(f"| {label} | {acc.get(label, 0.0) / n * 1e6:.0f} |")
+    rest = total - acc.get("mega_moe call (forward)", 0.0) - acc.get("backward body (engine thread)", 0.0)
+    print(f"| the rest: .backward() up to and after the backward body (engine, thread hand-offs, gradients) | "
+          f"{rest / n * 1e6:.0f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", default="30b")
@@ -102,6 +151,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--profile", action="store_true", help="also cProfile the autograd step and the forward "
                                                            "(top functions by own time)")
+    ap.add_argument("--split", action="store_true", help="also time the pieces of the autograd step inside it")
     ap.add_argument("--breakdown", action="store_true", help="also time the pieces of the path from the routing "
                                                              "call to GEMM 1's launch one by one")
     a = ap.parse_args()
@@ -160,6 +210,8 @@ def main():
     for name, fn in rows:
         with torch.no_grad() if "no grad" in name else torch.enable_grad():
             print(f"| {name} | {cpu_us(fn, a.calls, a.rounds, busy):.0f} |")
+    if a.split:
+        split_step(autograd_step, a.calls, a.rounds, busy)
     if a.breakdown:
         breakdown(x, idx, w, w13, w2, r, E, a, busy)
     if a.profile:
