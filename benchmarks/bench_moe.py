@@ -135,6 +135,19 @@ def layer_inputs(name, T, E, K, dev="cuda"):
     return x, w13, w2, idx, w, dy
 
 
+def mega_moe_step(x, idx, w, w13, w2, dy):
+    """A trainer's step through the public op: fresh leaves (bf16 parameters), grads set to None, then
+    mega_moe(...).backward(dy). Returns (step, leaves)."""
+    import deep_gemm
+    leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
+
+    def step():
+        for t in leaves:
+            t.grad = None
+        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
+    return step, leaves
+
+
 def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     import deep_gemm
     from deep_gemm.kernels import sm90
@@ -166,13 +179,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
     # The public op as a trainer calls it: bf16 parameters, autograd, fresh .grad each step. Timed next to the
     # direct calls, before the back-to-back and graph runs heat the card (timed after them until session 16,
     # which read ~4 % slower for the same kernels).
-    leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
-
-    def ours_autograd():
-        for t in leaves:
-            t.grad = None
-        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
-
+    ours_autograd, leaves = mega_moe_step(x, idx, w, w13, w2, dy)
     res["ours_autograd_fwdbwd_ms"] = bench(ours_autograd, reps)
     for t in leaves:  # (the step's own `grad = None` would free the last step's grads below the baseline)
         t.grad = None

@@ -23,7 +23,7 @@ import deep_gemm
 from deep_gemm.kernels import sm90
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_moe import layer_inputs  # noqa: E402
+from bench_moe import layer_inputs, mega_moe_step  # noqa: E402
 
 
 def cpu_us(fn, calls, rounds, busy):
@@ -165,12 +165,7 @@ def main():
 
     r = deep_gemm.moe_routing(idx, E, validate=False)
     y, z = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
-    leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
-
-    def autograd_step():
-        for t in leaves:
-            t.grad = None
-        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
+    autograd_step, leaves = mega_moe_step(x, idx, w, w13, w2, dy)
 
     class NoKernels(torch.autograd.Function):
         """mega_moe's autograd shape without its work: 13 inputs (4 differentiable), 2 outputs, 10 saved

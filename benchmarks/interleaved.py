@@ -38,13 +38,12 @@ from bench_moe import SHAPES, layer_inputs  # noqa: E402
 from timeline_moe import clocks  # noqa: E402
 
 
-def ceilings(x, dy, w13, w2, dz, hw, o, tok, off, T, K, H, I, f):
+def ceilings(xg, dyg, w13, w2, dz, hw, o, off, T, K, H, I, f):
     """What each kernel's product costs without the MoE parts (no gather, no grouping, no fused epilogue):
     torch.mm (cuBLAS) on pre-gathered copies with one expert's weight (M = T*K rows; the weight
     gradients as one product over all rows), and torch._grouped_mm on the same copies with the layer's
-    groups. Their sum is the layer an unfused, gather-free design could reach on this card."""
-    g = tok.long()
-    xg, dyg = x.index_select(0, g), dy.index_select(0, g)
+    groups. Their sum is the layer an unfused, gather-free design could reach on this card.
+    xg, dyg: x and dy gathered into sorted order."""
     ends = off[1:].contiguous()
     mm = {"GEMM 1": (lambda: torch.mm(xg, w13[0].t()), 2 * f), "GEMM 2": (lambda: torch.mm(hw, w2[0].t()), f),
           "dH": (lambda: torch.mm(dyg, w2[0]), f), "dX": (lambda: torch.mm(dz, w13[0]), 2 * f),
@@ -68,7 +67,7 @@ def ceilings(x, dy, w13, w2, dz, hw, o, tok, off, T, K, H, I, f):
                "dW1": (lambda: torch.bmm(b(dz).transpose(1, 2), b(xg)), 2 * f)}
     # the combine's bytes (T*K rows read, T rows written) as one contiguous reduction
     combine = (lambda: o.view(T, K, H).sum(1), 1)
-    a = torch.randn(8192, 8192, device=x.device).to(torch.bfloat16)
+    a = torch.randn(8192, 8192, device=xg.device).to(torch.bfloat16)
     return {**{f"ceiling {k}: torch.mm, pre-gathered": v for k, v in mm.items()},
             **{f"ceiling {k}: torch._grouped_mm, pre-gathered": v for k, v in gmm.items()},
             **{f"ceiling {k}: torch.bmm, balanced groups": v for k, v in bmm.items()},
@@ -107,6 +106,7 @@ def variants(shape, T, E, K, routing="uniform"):
                                 ctypes.c_int(v), s)
     dh(1)()
     tok = torch.div(sp, K, rounding_mode="floor").to(torch.int32)
+    xg, dyg = x.index_select(0, tok.long()), dy.index_select(0, tok.long())  # the gathered rows as copies
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
             for dt in (torch.float32, torch.bfloat16)}
 
@@ -122,7 +122,7 @@ def variants(shape, T, E, K, routing="uniform"):
 
     def wgrad_diagnostics(which):
         o2, o13 = outs[torch.bfloat16]
-        g = (dy if which == "dW2" else x).index_select(0, tok.long())  # the gathered operand as a copy
+        g = dyg if which == "dW2" else xg  # the gathered operand as a copy
         a, b, out = (g, hw, o2) if which == "dW2" else (dz, g, o13)
         ends = off[1:].contiguous()
         return {"pre-gathered copies, ours": lambda: k_grouped_wgrad(a, None, b, None, off, out),
@@ -194,8 +194,6 @@ def variants(shape, T, E, K, routing="uniform"):
     # list: the same kernels and the same gather code, reading consecutive rows instead of random tokens' rows
     # (what the random rows cost over the gather itself)
     ident = torch.arange(n, dtype=torch.int32, device=dev)
-    g = tok.long()
-    xg, dyg = x.index_select(0, g), dy.index_select(0, g)
     tws = tw.flatten().index_select(0, sp.clamp(min=0).long()).contiguous()
     sorted_rows = {
         "GEMM 1, pre-gathered x, consecutive rows": (lambda: lib.call(
@@ -211,7 +209,7 @@ def variants(shape, T, E, K, routing="uniform"):
             "combine default": (lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
                                                  ctypes.c_int(K), ptr(r.pair_to_sorted), ptr(tw), ptr(yc), ptr(None),
                                                  ctypes.c_int(0), ptr(None), s), 1),
-            **ceilings(x, dy, w13, w2, dz, hw, o, tok, off, T, K, H, I, f),
+            **ceilings(xg, dyg, w13, w2, dz, hw, o, off, T, K, H, I, f),
             # routing alone (TFLOP/s column: meaningless) and the forward with it, as a step calls them
             "routing": (lambda: deep_gemm.moe_routing(idx, E, validate=False), 1),
             "layer fwd (routing + forward) default": (layer_fwd, 3 * f),

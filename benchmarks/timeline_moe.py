@@ -24,19 +24,13 @@ from deep_gemm.kernels import sm90
 from deep_gemm.testing import cuda_sustained_ms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_moe import layer_inputs  # noqa: E402
+from bench_moe import layer_inputs, mega_moe_step  # noqa: E402
 
 
 def layer_fn(shape, T, E, K, autograd=False):
     x, w13, w2, idx, w, dy = layer_inputs(shape, T, E, K)
     if autograd:
-        leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
-
-        def step():
-            for t in leaves:
-                t.grad = None
-            deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
-        return step
+        return mega_moe_step(x, idx, w, w13, w2, dy)[0]
 
     def layer():
         r = deep_gemm.moe_routing(idx, E, validate=False)
