@@ -269,6 +269,10 @@ def variants(shape, T, E, K, routing="uniform"):
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),
+            # the defaults' tiles (GEMM 1 5, dH 10 + 32) in 2-CTA clusters (session 18: PairScheduler's units)
+            "GEMM 1 epilogue warpgroup 128x192, 2-CTA B multicast": (gemm1(21), 2 * f),
+            "dH default, 2-CTA B multicast": (dh(58), f),
+            "layer fwd+bwd, 2-CTA pairs for GEMM 1 and dH": (layer({"GEMM1": "21", "DH": "58"}), 9 * f),
             "GEMM 2 staged, 2-CTA B multicast": (a_load("tma", gemm2(19)), f),
             "dX, 2-CTA B multicast": (a_load("tma", dx(17)), 2 * f),
             "dX staged, 2-CTA B multicast": (a_load("tma", dx(19)), 2 * f),

@@ -14,14 +14,14 @@ namespace pk::sm90 {
 
 // Epilogue warps (the warp's index among them: threadIdx.x / 32 - kSkip): the consumers' tile sequence, one
 // staged tile at a time.
-template <class Cfg, class Epi, int kSkip, class Sched>
-__device__ __forceinline__ void epilogue_warps_loop(const Sched& sched, const EpilogueParams& ep, uint8_t* smem_c,
-                                                   uint64_t* staged_full, uint64_t* staged_empty) {
+template <class Cfg, class Epi, int kSkip>
+__device__ __forceinline__ void epilogue_warps_loop(const SchedulerOf<Cfg>& sched, const EpilogueParams& ep,
+                                                   uint8_t* smem_c, uint64_t* staged_full, uint64_t* staged_empty) {
   const int total = sched.total_tiles();
   int j = 0;
-  for (int unit = blockIdx.x; unit < total; unit += gridDim.x, ++j)
-    Epi::template epilogue_warps_tile<Cfg::kEpilogueWarpsTotal, kSkip>(ep, sched.coord(unit), j, smem_c, staged_full,
-                                                                       staged_empty);
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>(), ++j)
+    Epi::template epilogue_warps_tile<Cfg::kEpilogueWarpsTotal, kSkip>(ep, cta_tile<Cfg>(sched, unit), j, smem_c,
+                                                                       staged_full, staged_empty);
 }
 
 template <class Cfg, AMode AM, class Epi>

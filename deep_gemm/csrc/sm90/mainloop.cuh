@@ -18,6 +18,7 @@
 // 64 (N) x 64 (K), each one TMA box, matching cute's Layout_MN_SW128 atoms tiled K-first.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <cuda_bf16.h>
 #include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
@@ -60,12 +61,13 @@ enum class BMode : int {
 // stores it with one bulk copy per row, so the consumers start the next tile's MMAs while the copy
 // engine drains the previous tile (EpiStoreBf16Staged in epilogue.cuh).
 //
-// Cluster_ (cooperative only): 2-CTA clusters on the two m-tiles of a 256-row pair of one group,
-// same n-block. Each CTA loads half of every B (weight) k-block and multicasts it to both, so B
-// crosses L2 -> SM once per pair instead of once per CTA (A is each CTA's own). A stage may be
-// refilled only when the consumers of both CTAs have released it (the peer writes into it), so
-// the empty barriers count both CTAs' consumer warps. The pair's second m-tile may lie past the
-// group's end: that CTA loads its half of B, skips its MMAs and stores nothing.
+// Cluster_ (cooperative only): 2-CTA clusters walking PairScheduler's units: two m-tiles of one group,
+// same n-block, where each CTA loads half of every B (weight) k-block and multicasts it to both, so B
+// crosses L2 -> SM once per pair instead of once per CTA (A is each CTA's own); or, for an odd last
+// m-tile of a group, that m-tile at two n-blocks, each CTA loading its own B. A stage may be
+// refilled only when the consumers of both CTAs have released it (the peer may write into it), so
+// the empty barriers count both CTAs' consumer warps whatever the unit. A tail unit's second slot
+// may be idle (odd n-block count): that CTA loads nothing, skips its MMAs and stores nothing.
 //
 // EpiWarps_ = n > 0 (cooperative only): the epilogue runs in the last n warps of warpgroup 0 while
 // the first 4 - n gather A and issue B. The consumers write the accumulator tile (bf16) into the
@@ -129,7 +131,7 @@ struct GemmConfig {
   static constexpr bool kEpiWarps = kEpilogueWarpsTotal > 0;
   static constexpr int kThreads = 384 + 128 * kEpiWG;
   static_assert(EpiWarps_ >= 0 && EpiWarps_ <= 3, "epilogue warps: 0..3 of warpgroup 0's four");
-  static_assert(!(kEpiWarps && (PingPong_ || StagedStore_ || Cluster_)),
+  static_assert(!(kEpiWarps && (PingPong_ || StagedStore_)),
                 "the epilogue warps are written for the plain cooperative layout");
   static constexpr int kProducerThreads = 128 - 32 * kEpilogueWarps;  // threads gathering A (cp.async)
   // setmaxnreg split: warpgroup 0 (producer) / each consumer warpgroup; the sum stays <= 504 (what
@@ -177,9 +179,9 @@ struct MainloopParams {
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
-// 2-CTA cluster a unit is a 256-row pair of m-tiles (the kernel's Scheduler counts 2 * kBM rows per
-// m-tile) and cluster rank r takes the pair's m-tile r. (Staged-store configs re-read %nctaid at
-// each step: with 3 stages the 72-register producer otherwise spilled the hoisted grid stride.)
+// 2-CTA cluster a unit is a PairScheduler unit and cluster rank r takes its tile r. (Staged-store
+// configs re-read %nctaid at each step: with 3 stages the 72-register producer otherwise spilled the
+// hoisted grid stride.)
 template <class Cfg>
 __device__ __forceinline__ int first_unit() { return Cfg::kCluster ? blockIdx.x / 2 : blockIdx.x; }
 template <class Cfg>
@@ -188,14 +190,13 @@ __device__ __forceinline__ int unit_step() {
   else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
 }
 template <class Cfg>
-using SchedulerOf = Scheduler<Cfg::kCluster ? 2 * kBM : kBM>;
+using SchedulerOf = std::conditional_t<Cfg::kCluster, PairScheduler, Scheduler<kBM>>;
 template <class Cfg>
 __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int unit) {
-  TileCoord c = sched.coord(unit);
-  if constexpr (Cfg::kCluster) c.m_block = 2 * c.m_block + static_cast<int>(cluster_ctarank());
-  return c;
+  if constexpr (Cfg::kCluster) return sched.coord(unit, static_cast<int>(cluster_ctarank()));
+  else return sched.coord(unit);
 }
-// False only for a cluster's second m-tile past its group's end.
+// False only for a cluster's idle slot (an m-tile past its group's end).
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
@@ -225,27 +226,47 @@ __device__ __forceinline__ void release_stage(uint64_t* bar) {
   }
 }
 
-// B tile of k-block kb (TMA, issued by one thread) into stage buffer dst. With a cluster this CTA
-// loads half of it (its rank's half of the boxes; K-major B: a tensor map box of BN/2 rows) and
-// multicasts it to both CTAs.
+// Whether this CTA's stages receive B bytes for tile c (an idle cluster slot of a tail unit: none).
+template <class Cfg>
+__device__ __forceinline__ bool tile_gets_b(const TileCoord& c) {
+  return !Cfg::kCluster || c.b_shared || tile_has_rows(c);
+}
+
+// This CTA's half of B tile kb, multicast into the same stage buffer of both CTAs of the pair.
+template <class Cfg>
+__device__ __forceinline__ void load_b_shared_half(uint32_t dst, const CUtensorMap* tmap_b, uint64_t* bar,
+                                                   const MainloopParams& p, const TileCoord& c, int kb) {
+  const int r = static_cast<int>(cluster_ctarank());
+  constexpr uint16_t kBoth = 3;
+  if constexpr (Cfg::kBMode == BMode::kKMajor) {
+    tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, c.n_block * Cfg::BN + r * (Cfg::BN / 2),
+                   c.group, kBoth);
+  } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
+    tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, r * p.b_split + c.n_block * (Cfg::BN / 2),
+                   c.group, kBoth);
+  } else {
+    static_assert(Cfg::BN % 128 == 0, "MN-major B splits into two halves of 64-column boxes");
+#pragma unroll
+    for (int q = r * (Cfg::BN / 128); q < (r + 1) * (Cfg::BN / 128); ++q)
+      tma_load_3d_mc(dst + q * (64 * kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * kBK, c.group, kBoth);
+  }
+}
+
+// B tile of k-block kb (TMA, issued by one thread) into stage buffer dst. When the cluster pair shares
+// it (c.b_shared) this CTA loads half of it (its rank's half of the boxes; K-major B: a tensor map box
+// of BN/2 rows) and multicasts it to both CTAs.
 template <class Cfg>
 __device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap* tmap_b, uint64_t* bar, const MainloopParams& p,
                                        const TileCoord& c, int kb) {
   if constexpr (Cfg::kCluster) {
-    const int r = static_cast<int>(cluster_ctarank());
-    constexpr uint16_t kBoth = 3;
-    if constexpr (Cfg::kBMode == BMode::kKMajor) {
-      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, c.n_block * Cfg::BN + r * (Cfg::BN / 2),
-                     c.group, kBoth);
-    } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
-      tma_load_3d_mc(dst + r * (Cfg::kBBytes / 2), tmap_b, bar, kb * kBK, r * p.b_split + c.n_block * (Cfg::BN / 2),
-                     c.group, kBoth);
-    } else {
-      static_assert(Cfg::BN % 128 == 0, "MN-major B splits into two halves of 64-column boxes");
-#pragma unroll
-      for (int q = r * (Cfg::BN / 128); q < (r + 1) * (Cfg::BN / 128); ++q)
-        tma_load_3d_mc(dst + q * (64 * kBK * 2), tmap_b, bar, c.n_block * Cfg::BN + q * 64, kb * kBK, c.group, kBoth);
+    if (c.b_shared) {
+      load_b_shared_half<Cfg>(dst, tmap_b, bar, p, c, kb);
+      return;
     }
+  }
+  if constexpr (Cfg::kBMode == BMode::kKMajor && Cfg::kCluster) {  // (a cluster's tensor map: BN/2-row boxes)
+    tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * Cfg::BN, c.group);
+    tma_load_3d(dst + Cfg::kBBytes / 2, tmap_b, bar, kb * kBK, c.n_block * Cfg::BN + Cfg::BN / 2, c.group);
   } else if constexpr (Cfg::kBMode == BMode::kKMajor) {
     tma_load_3d(dst, tmap_b, bar, kb * kBK, c.n_block * Cfg::BN, c.group);
   } else if constexpr (Cfg::kBMode == BMode::kKMajorSplit) {
@@ -273,6 +294,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
+    const bool gets_b = tile_gets_b<Cfg>(c);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&empty[s], ((it / Cfg::kStages) & 1) ^ 1);
@@ -280,9 +302,9 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
         mbar_arrive_expect_tx(&full[s], 0);
         continue;
       }
-      mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + Cfg::kBBytes);
+      mbar_arrive_expect_tx(&full[s], (has_rows ? Cfg::kABytes : 0) + (gets_b ? Cfg::kBBytes : 0));
       if (has_rows) tma_load_3d(a_base + s * Cfg::kABytes, tmap_a, &full[s], kb * kBK, row0, 0);
-      load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
+      if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
     }
   }
 }
@@ -331,8 +353,9 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         continue;
       }
       if (t == 0) {
-        mbar_arrive_expect_tx(&full[s], Cfg::kBBytes);
-        load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
+        const bool gets_b = tile_gets_b<Cfg>(c);
+        mbar_arrive_expect_tx(&full[s], gets_b ? Cfg::kBBytes : 0);
+        if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll

@@ -37,8 +37,62 @@ struct TileCoord {
   int group, m_block, n_block;
   int row_begin;  // first sorted row of this group
   int rows;       // rows in this group
+  bool b_shared;  // PairScheduler: the CTA pair shares this tile's B (same group and n-block)
 };
 
+// The group table every CTA builds in shared memory once (all threads; ends with __syncthreads):
+// row_base[e], row_count[e], and prefix[e] = sum over e' < e of count(rows_e') work units.
+template <class Count>
+__device__ void build_group_table(const GroupInfo& g, int* prefix, int* row_base, int* row_count, Count count) {
+  const int num_groups = g.num_groups;
+  for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
+    int base, rows;
+    if (g.mode == GroupMode::kOffsets) {
+      base = g.sizes[e];
+      rows = g.sizes[e + 1] - base;
+    } else if (g.mode == GroupMode::kMasked) {
+      base = e * g.max_m;
+      rows = min(max(g.sizes[e], 0), g.max_m);
+    } else {
+      const int prev = e == 0 ? 0 : g.sizes[e - 1];
+      base = e == 0 ? 0 : (prev + g.max_m - 1) / g.max_m * g.max_m;
+      rows = max(g.sizes[e] - base, 0);
+    }
+    row_base[e] = base;
+    row_count[e] = rows;
+    prefix[e + 1] = count(rows);
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) {  // warp scan over groups, 32 at a time
+    const int lane = threadIdx.x;
+    int carry = 0;
+    for (int e0 = 0; e0 < num_groups; e0 += 32) {
+      const int e = e0 + lane;
+      int v = e < num_groups ? prefix[e + 1] : 0;
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v += o;
+      }
+      if (e < num_groups) prefix[e + 1] = carry + v;
+      carry += __shfl_sync(0xffffffffu, v, 31);
+    }
+    if (lane == 0) prefix[0] = 0;
+  }
+  __syncthreads();
+}
+
+// Largest e with prefix[e] <= x (groups with no units are skipped naturally).
+__device__ __forceinline__ int find_group(const int* prefix, int num_groups, int x) {
+  int lo = 0, hi = num_groups - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (prefix[mid] <= x) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+// One CTA per unit; a unit is one BM-row m-tile x one n-block.
 template <int BM>
 struct Scheduler {
   int* tile_prefix;  // smem [E+1]: first global m-tile of each group
@@ -55,41 +109,7 @@ struct Scheduler {
     tile_prefix = smem_ints;
     row_base = smem_ints + kMaxGroups + 1;
     row_count = row_base + kMaxGroups;
-    for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
-      int base, rows;
-      if (g.mode == GroupMode::kOffsets) {
-        base = g.sizes[e];
-        rows = g.sizes[e + 1] - base;
-      } else if (g.mode == GroupMode::kMasked) {
-        base = e * g.max_m;
-        rows = min(max(g.sizes[e], 0), g.max_m);
-      } else {
-        const int prev = e == 0 ? 0 : g.sizes[e - 1];
-        base = e == 0 ? 0 : (prev + g.max_m - 1) / g.max_m * g.max_m;
-        rows = max(g.sizes[e] - base, 0);
-      }
-      row_base[e] = base;
-      row_count[e] = rows;
-      tile_prefix[e + 1] = (rows + BM - 1) / BM;
-    }
-    __syncthreads();
-    if (threadIdx.x < 32) {  // warp scan over groups, 32 at a time
-      const int lane = threadIdx.x;
-      int carry = 0;
-      for (int e0 = 0; e0 < num_groups; e0 += 32) {
-        const int e = e0 + lane;
-        int v = e < num_groups ? tile_prefix[e + 1] : 0;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-          const int o = __shfl_up_sync(0xffffffffu, v, d);
-          if (lane >= d) v += o;
-        }
-        if (e < num_groups) tile_prefix[e + 1] = carry + v;
-        carry += __shfl_sync(0xffffffffu, v, 31);
-      }
-      if (lane == 0) tile_prefix[0] = 0;
-    }
-    __syncthreads();
+    build_group_table(g, tile_prefix, row_base, row_count, [](int rows) { return (rows + BM - 1) / BM; });
   }
 
   __device__ __forceinline__ int total_tiles() const { return tile_prefix[num_groups] * n_blocks; }
@@ -97,12 +117,7 @@ struct Scheduler {
   __device__ __forceinline__ TileCoord coord(int t) const {
     const int mt = t / n_blocks;  // group e holds tile t iff P_e <= t / NB < P_{e+1}
     TileCoord c;
-    // largest e with tile_prefix[e] <= mt (groups with zero tiles are skipped naturally)
-    int lo = 0, hi = num_groups - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (tile_prefix[mid] <= mt) lo = mid; else hi = mid - 1;
-    }
+    const int lo = find_group(tile_prefix, num_groups, mt);
     c.group = lo;
     if (m_fastest) {
       const int m_tiles = tile_prefix[lo + 1] - tile_prefix[lo];
@@ -115,6 +130,71 @@ struct Scheduler {
     }
     c.row_begin = row_base[lo];
     c.rows = row_count[lo];
+    c.b_shared = false;
+    return c;
+  }
+};
+
+// 2-CTA clusters: a unit is what one CTA pair computes at a time. A group of M 128-row m-tiles and NB
+// n-blocks has floor(M / 2) * NB pair units (m-tiles 2p and 2p + 1, one n-block: the pair shares that
+// weight tile, each CTA multicasting half of it) and, when M is odd, ceil(NB / 2) tail units (the last
+// m-tile, n-blocks 2j and 2j + 1: nothing shared, each CTA loads its own weight tile). So no CTA of a
+// pair idles on an m-tile past its group's end, as it did when the pair units were 256-row m-tiles (an
+// odd M, about half the groups, cost one idle tile slot per n-block). The one idle slot left: the
+// second n-block of a tail unit when NB is odd (m_block past the group's end, nothing to compute).
+// Order within a group: the pair units n-block fastest, or with m_fastest m-pair fastest; the tail
+// units last.
+struct PairScheduler {
+  static constexpr int kTileRows = 128;
+  int* unit_prefix;  // smem [E+1]: first unit of each group
+  int* row_base;     // smem [E]
+  int* row_count;    // smem [E]
+  int num_groups, n_blocks;
+  bool m_fastest;
+
+  __device__ void init(const GroupInfo& g, int n_blocks_, int* smem_ints) {
+    num_groups = g.num_groups;
+    n_blocks = n_blocks_;
+    m_fastest = g.m_fastest != 0;
+    unit_prefix = smem_ints;
+    row_base = smem_ints + kMaxGroups + 1;
+    row_count = row_base + kMaxGroups;
+    const int nb = n_blocks_;
+    build_group_table(g, unit_prefix, row_base, row_count, [nb](int rows) {
+      const int m_tiles = (rows + kTileRows - 1) / kTileRows;
+      return (m_tiles / 2) * nb + (m_tiles & 1) * ((nb + 1) / 2);
+    });
+  }
+
+  __device__ __forceinline__ int total_tiles() const { return unit_prefix[num_groups]; }
+
+  // The tile of cluster rank `rank` (0 or 1) in unit u.
+  __device__ __forceinline__ TileCoord coord(int u, int rank) const {
+    TileCoord c;
+    const int e = find_group(unit_prefix, num_groups, u);
+    c.group = e;
+    c.row_begin = row_base[e];
+    c.rows = row_count[e];
+    const int m_tiles = (c.rows + kTileRows - 1) / kTileRows;
+    const int pairs = m_tiles / 2;
+    const int local = u - unit_prefix[e];
+    if (local < pairs * n_blocks) {
+      int p;
+      if (m_fastest) {
+        c.n_block = local / pairs;
+        p = local - c.n_block * pairs;
+      } else {
+        p = local / n_blocks;
+        c.n_block = local - p * n_blocks;
+      }
+      c.m_block = 2 * p + rank;
+      c.b_shared = true;
+    } else {
+      const int n = 2 * (local - pairs * n_blocks) + rank;
+      c.b_shared = false;
+      c.m_block = n < n_blocks ? m_tiles - 1 : m_tiles;  // (m_tiles: past the end, an idle slot)
+      c.n_block = n < n_blocks ? n : n_blocks - 1;
+    }
     return c;
   }
 };
