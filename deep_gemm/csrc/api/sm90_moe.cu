@@ -42,6 +42,9 @@ using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, fa
 // (Its wait_group 0 form, 5 + 32 in session 16: GEMM 1 -1..+1 %, the forward and the layer within the noise,
 // results/session16/run1, run2; removed.)
 using Gemm1EpiWG = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, false, true>;
+// variant 6: the same with 128 x (128 + 128) tiles (10 % fewer operand bytes a FLOP into the SM), 3 stages next to the
+// 66 KiB staging tile, each stage released after wgmma.wait_group 0 (two stages of loads in flight, as dH 10 + 32).
+using Gemm1EpiWG256 = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 0, true, true>;
 // 5 | kVariantCluster: the same in 2-CTA clusters (PairScheduler: m-tile pairs share the weight tile by multicast).
 using Gemm1EpiWGMC = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, true, 0, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
@@ -144,9 +147,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !w0 && !tma_out),
-               "GEMM 1 variant must be 0, 1, 2, 4 or 5 (1, 4 and 5 also plus %d: 2-CTA clusters; 4 plus %d: wait_group "
-               "0, or plus %d: TMA stores), got %d",
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !w0 && !tma_out) || (v == 6 && !mc && !w0 && !tma_out),
+               "GEMM 1 variant must be 0, 1, 2, 4, 5 or 6 (1, 4 and 5 also plus %d: 2-CTA clusters; 4 plus %d: "
+               "wait_group 0, or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
@@ -167,6 +170,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
+    else if (v == 6)
+      launch_grouped_gemm<Gemm1EpiWG256, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 5 && mc)
       launch_grouped_gemm<Gemm1EpiWGMC, AMode::kGatherPair, EpiSwiGLUFwdWarps<192>>(tb, mp, g, ep, rows, st);
     else if (v == 5)
