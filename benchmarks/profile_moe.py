@@ -4,9 +4,13 @@
         python3 benchmarks/profile_moe.py --shape 30b
 
 Warm-up runs happen outside the profiled range; exactly one fwd + bwd is inside it.
+--entries REGEX: instead, one call of each benchmarks/interleaved.py entry whose name the regular expression
+matches (ours and the `ceiling ...` cuBLAS products side by side, e.g. '^(GEMM 1 default|ceiling GEMM 1: torch.bmm,
+balanced groups)$'), in name order, each warmed up outside the range.
 """
 import argparse
 import os
+import re
 import sys
 
 import torch
@@ -20,8 +24,27 @@ from bench_moe import SHAPES, layer_inputs  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--shape", default="30b", choices=sorted(SHAPES))
 ap.add_argument("--tokens", type=int, default=16384)
+ap.add_argument("--entries", default="", help="regular expression over benchmarks/interleaved.py's entry names")
 args = ap.parse_args()
 T, E, K = args.tokens, 128, 8
+
+if args.entries:
+    from interleaved import variants  # noqa: E402
+    pattern = re.compile(args.entries)
+    chosen = sorted((k, fn) for k, (fn, _) in variants(args.shape, T, E, K).items() if pattern.search(k))
+    if not chosen:
+        sys.exit(f"no interleaved.py entry matches {args.entries!r}")
+    for _, fn in chosen:
+        fn()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.start()
+    for name, fn in chosen:
+        fn()
+        torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+    print("profiled, in this order:", "; ".join(k for k, _ in chosen))
+    sys.exit(0)
+
 x, w13, w2, idx, w, dy = layer_inputs(args.shape, T, E, K)
 
 
