@@ -272,6 +272,8 @@ def variants(shape, T, E, K, routing="uniform"):
             # the defaults' tiles (GEMM 1 5, dH 10 + 32) in 2-CTA clusters (session 18: PairScheduler's units)
             "GEMM 1 epilogue warpgroup 128x192, 2-CTA B multicast": (gemm1(21), 2 * f),
             "GEMM 1 epilogue warpgroup 128x256, wait0": (gemm1(6), 2 * f),
+            "GEMM 1 cooperative 256x128": (gemm1(7), 2 * f),
+            "layer fwd, GEMM 1 cooperative 256x128": (with_env({"PK_SM90_VARIANT_GEMM1": "7"}, layer_fwd), 3 * f),
             "layer fwd, GEMM 1 epilogue warpgroup 128x256": (with_env({"PK_SM90_VARIANT_GEMM1": "6"}, layer_fwd), 3 * f),
             "dH default, 2-CTA B multicast": (dh(58), f),
             "layer fwd+bwd, 2-CTA pairs for GEMM 1 and dH": (layer({"GEMM1": "21", "DH": "58"}), 9 * f),

@@ -45,6 +45,9 @@ using Gemm1EpiWG = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 
 // variant 6: the same with 128 x (128 + 128) tiles (10 % fewer operand bytes a FLOP into the SM), 3 stages next to the
 // 66 KiB staging tile, each stage released after wgmma.wait_group 0 (two stages of loads in flight, as dH 10 + 32).
 using Gemm1EpiWG256 = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 0, true, true>;
+// variant 7: cooperative 256 x (gate 64 + up 64), each consumer warpgroup 128 rows, 4 stages, the SwiGLU stored
+// from the registers (cuBLAS's tile shape for this product, results/session18/run3).
+using Gemm1Coop256x128 = GemmConfig<128, 4, BMode::kKMajorSplit, false, false, false, 0, false, false, 256>;
 // 5 | kVariantCluster: the same in 2-CTA clusters (PairScheduler: m-tile pairs share the weight tile by multicast).
 using Gemm1EpiWGMC = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, true, 0, false, true>;
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
@@ -147,8 +150,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !w0 && !tma_out) || (v == 6 && !mc && !w0 && !tma_out),
-               "GEMM 1 variant must be 0, 1, 2, 4, 5 or 6 (1, 4 and 5 also plus %d: 2-CTA clusters; 4 plus %d: "
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !w0 && !tma_out) || ((v == 6 || v == 7) && !mc && !w0 && !tma_out),
+               "GEMM 1 variant must be 0, 1, 2, 4, 5, 6 or 7 (1, 4 and 5 also plus %d: 2-CTA clusters; 4 plus %d: "
                "wait_group 0, or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
@@ -161,7 +164,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
                "z and h must be 16-byte aligned");
     if ((v == 4 || v == 5) && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp ? 64 : v == 4 || v == 5 ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp || v == 7 ? 64 : v == 4 || v == 5 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -170,6 +173,8 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
+    else if (v == 7)
+      launch_grouped_gemm<Gemm1Coop256x128, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
     else if (v == 6)
       launch_grouped_gemm<Gemm1EpiWG256, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
     else if (v == 5 && mc)
