@@ -204,7 +204,18 @@ def variants(shape, T, E, K, routing="uniform"):
             "pk_sm90_moe_dh_swiglu_bwd", ptr(dyg), ctypes.c_int64(n), ctypes.c_int(H), ctypes.c_int(1), ptr(ident),
             ptr(off), ctypes.c_int(E), ptr(w2), ctypes.c_int(I), ptr(z), ptr(tws), ptr(dz), ptr(hw), ptr(part),
             ctypes.c_float(0.0), ctypes.c_int(0), s), f)}
-    return {**{f"{k} default": v for k, v in defaults.items()}, **sorted_rows,
+    # GEMM 1's product (no SwiGLU: z only) through the plain m-grouped kernel: x gathered by cp.async, or the
+    # pre-gathered copy with A by cp.async or by TMA, cooperative 128 x 256 (1) or ping-pong 128 x 192 (4): what
+    # the A-load mechanism costs at GEMM 1's shape (K = H, N = 2I)
+    def gemm1_product(a, a_index, topk, v):
+        return lambda: sm90._m_grouped(lib, a, H, a_index, topk, w13, 0, E, 2 * I, H, 0, off, 0, n, zz, 2 * I, dev,
+                                       ctypes.c_int(v))
+    gemm1_plain = {
+        "GEMM 1 product, plain m-grouped, x gathered by cp.async, cooperative 128x256": (gemm1_product(x, sp, K, 1), 2 * f),
+        **{f"GEMM 1 product, plain m-grouped, pre-gathered x, A by {mode}, {form}": (
+            a_load(mode.replace(".", "_"), gemm1_product(xg, None, 1, v)), 2 * f)
+           for mode in ("cp.async", "tma") for form, v in (("cooperative 128x256", 1), ("ping-pong 128x192", 4))}}
+    return {**{f"{k} default": v for k, v in defaults.items()}, **sorted_rows, **gemm1_plain,
             # the forward's combine on GEMM 2's rows (TFLOP/s column: meaningless)
             "combine default": (lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
                                                  ctypes.c_int(K), ptr(r.pair_to_sorted), ptr(tw), ptr(yc), ptr(None),
