@@ -210,8 +210,13 @@ def variants(shape, T, E, K, routing="uniform"):
     def gemm1_product(a, a_index, topk, v):
         return lambda: sm90._m_grouped(lib, a, H, a_index, topk, w13, 0, E, 2 * I, H, 0, off, 0, n, zz, 2 * I, dev,
                                        ctypes.c_int(v))
+    def dh_product(v):  # dH's product (dA only: no SwiGLU backward) through the plain m-grouped kernel, dy gathered
+        return lambda: sm90._m_grouped(lib, dy, H, sp, K, w2, 1, E, I, H, 0, off, 0, n, hw, I, dev, ctypes.c_int(v))
     gemm1_plain = {
         "GEMM 1 product, plain m-grouped, x gathered by cp.async, cooperative 128x256": (gemm1_product(x, sp, K, 1), 2 * f),
+        "GEMM 1 product, plain m-grouped, x gathered by cp.async, ping-pong 128x192": (gemm1_product(x, sp, K, 4), 2 * f),
+        "dH product, plain m-grouped, dy gathered by cp.async, cooperative 128x256": (dh_product(1), f),
+        "dH product, plain m-grouped, dy gathered by cp.async, ping-pong 128x192": (dh_product(4), f),
         **{f"GEMM 1 product, plain m-grouped, pre-gathered x, A by {mode}, {form}": (
             a_load(mode.replace(".", "_"), gemm1_product(xg, None, 1, v)), 2 * f)
            for mode in ("cp.async", "tma") for form, v in (("cooperative 128x256", 1), ("ping-pong 128x192", 4))}}
@@ -280,14 +285,6 @@ def variants(shape, T, E, K, routing="uniform"):
             # + 16: the same with 2-CTA clusters multicasting the weight tile
             "dH coop 128x256, 2-CTA B multicast": (dh(19), f),
             "GEMM 1 staged 128x192, 2-CTA B multicast": (gemm1(20), 2 * f),
-            # the defaults' tiles (GEMM 1 5, dH 10 + 32) in 2-CTA clusters (session 18: PairScheduler's units)
-            "GEMM 1 epilogue warpgroup 128x192, 2-CTA B multicast": (gemm1(21), 2 * f),
-            "GEMM 1 epilogue warpgroup 128x256, wait0": (gemm1(6), 2 * f),
-            "GEMM 1 cooperative 256x128": (gemm1(7), 2 * f),
-            "layer fwd, GEMM 1 cooperative 256x128": (with_env({"PK_SM90_VARIANT_GEMM1": "7"}, layer_fwd), 3 * f),
-            "layer fwd, GEMM 1 epilogue warpgroup 128x256": (with_env({"PK_SM90_VARIANT_GEMM1": "6"}, layer_fwd), 3 * f),
-            "dH default, 2-CTA B multicast": (dh(58), f),
-            "layer fwd+bwd, 2-CTA pairs for GEMM 1 and dH": (layer({"GEMM1": "21", "DH": "58"}), 9 * f),
             "GEMM 2 staged, 2-CTA B multicast": (a_load("tma", gemm2(19)), f),
             "dX, 2-CTA B multicast": (a_load("tma", dx(17)), 2 * f),
             "dX staged, 2-CTA B multicast": (a_load("tma", dx(19)), 2 * f),

@@ -167,13 +167,6 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
             "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"},
-            # the defaults' tiles (GEMM 1 5, dH 10 + 32: a fourth warpgroup of epilogue warps) in 2-CTA clusters
-            "cluster_epiwg": {"GEMM1": "21", "DH": "58"},
-            # GEMM 1 6: the epilogue warpgroup on 128 x (128 + 128) tiles, 3 stages, wait_group 0
-            "gemm1_epiwg256": {"GEMM1": "6"},
-            # GEMM 1 7: cooperative 256 x (64 + 64) tiles, each consumer warpgroup 128 rows (cuBLAS's tile shape)
-            "gemm1_256x128": {"GEMM1": "7"},
-            "m_first_cluster_epiwg": {"GEMM1": "21", "DH": "58", "TILE_ORDER": "m"},
             # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},

@@ -87,11 +87,10 @@ def _variant(op: str) -> ctypes.c_int:
     prefetched into L1, 10 (+ 32 only; the default where I % 256 == 0) = 8 with a fourth warpgroup of
     epilogue warps and the whole producer warpgroup gathering; for GEMM1, 4 = staged with 128 x (96 + 96) tiles
     (+ 64, z's full tiles stored by TMA), 5 = the same tiles with the SwiGLU and the z / h stores in a fourth
-    warpgroup of epilogue warps (the default where I % 96 == 0), 6 = that with 128 x (128 + 128) tiles, 3 stages and
-    wait_group 0, 7 = cooperative 256 x (64 + 64) tiles (each consumer warpgroup 128 rows); for GEMM2 / DX / GEMM, 4 = ping-pong
+    warpgroup of epilogue warps (the default where I % 96 == 0); for GEMM2 / DX / GEMM, 4 = ping-pong
     128 x 192 staged per warp (the default for the contiguous layout at N >= 1536); + 16 on a cooperative or
-    staged variant, GEMM1 5 or DH 10 + 32: the same in 2-CTA clusters (pairs of m-tiles sharing the weight tile
-    by multicast, an odd last m-tile split over two n-blocks), opt-in; + 32
+    staged variant: the same in 2-CTA clusters (pairs of m-tiles sharing the weight tile by multicast, an odd last
+    m-tile split over two n-blocks), measured slower, opt-in; + 32
     (GEMM1 4, DH 4/5/8/9/10, GEMM2/DX/GEMM 1/3 with TMA-loaded A): the consumers release each stage after
     wgmma.wait_group 0 (the default form for DH and DX); for WGRAD, the k-grouped pipeline ids of
     sm90_kgrouped.VARIANTS), overridable for benchmarking with PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2,

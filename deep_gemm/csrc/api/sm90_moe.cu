@@ -42,14 +42,9 @@ using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, fa
 // (Its wait_group 0 form, 5 + 32 in session 16: GEMM 1 -1..+1 %, the forward and the layer within the noise,
 // results/session16/run1, run2; removed.)
 using Gemm1EpiWG = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, false, 0, false, true>;
-// variant 6: the same with 128 x (128 + 128) tiles (10 % fewer operand bytes a FLOP into the SM), 3 stages next to the
-// 66 KiB staging tile, each stage released after wgmma.wait_group 0 (two stages of loads in flight, as dH 10 + 32).
-using Gemm1EpiWG256 = GemmConfig<256, 3, BMode::kKMajorSplit, false, false, false, 0, true, true>;
-// variant 7: cooperative 256 x (gate 64 + up 64), each consumer warpgroup 128 rows, 4 stages, the SwiGLU stored
-// from the registers (cuBLAS's tile shape for this product, results/session18/run3).
-using Gemm1Coop256x128 = GemmConfig<128, 4, BMode::kKMajorSplit, false, false, false, 0, false, false, 256>;
-// 5 | kVariantCluster: the same in 2-CTA clusters (PairScheduler: m-tile pairs share the weight tile by multicast).
-using Gemm1EpiWGMC = GemmConfig<192, 4, BMode::kKMajorSplit, false, false, true, 0, false, true>;
+// (Session 18, results/session18: its 2-CTA cluster form 5 + 16, even; the same on 128 x (128 + 128) tiles with 3
+// stages and wait_group 0, +7 % at 235B back to back; cooperative 256 x (64 + 64) tiles, cuBLAS's shape for this
+// product, each consumer warpgroup 128 rows, 4 stages, the SwiGLU from the registers, +13..+26 %: removed.)
 // dy . W2 (W2 read as [K = H, N = I]): 128 x 128 either way; cooperative prefetches z.
 using DhCoop = GemmConfig<128, 6, BMode::kMNMajor, false>;
 using DhPP = GemmConfig<128, 6, BMode::kMNMajor, true>;
@@ -69,8 +64,7 @@ using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2
 // variant 10 (+ 32 only; the default where I % 256 == 0): 8 with a fourth warpgroup of four epilogue warps
 // and the whole producer warpgroup gathering (512 threads).
 using DhEpiWGW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, true>;
-// 10 + 32 | kVariantCluster: the same in 2-CTA clusters multicasting the weight tile.
-using DhEpiWGW0MC = GemmConfig<256, 3, BMode::kMNMajor, false, false, true, 0, true, true>;
+// (Its 2-CTA cluster form, 10 + 32 + 16 in session 18's run 1: +6 % at 30B, -1..+1 % at 235B: removed.)
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -150,9 +144,9 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
     v &= ~(kVariantCluster | kVariantWait0 | kVariantTmaStore);
-    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !w0 && !tma_out) || ((v == 6 || v == 7) && !mc && !w0 && !tma_out),
-               "GEMM 1 variant must be 0, 1, 2, 4, 5, 6 or 7 (1, 4 and 5 also plus %d: 2-CTA clusters; 4 plus %d: "
-               "wait_group 0, or plus %d: TMA stores), got %d",
+    PK_REQUIRE(v == 1 || v == 2 || v == 4 || (v == 5 && !mc && !w0 && !tma_out),
+               "GEMM 1 variant must be 0, 1, 2, 4 or 5 (1 and 4 also plus %d: 2-CTA clusters; 4 plus %d: wait_group 0, "
+               "or plus %d: TMA stores), got %d",
                kVariantCluster, kVariantWait0, kVariantTmaStore, variant);
     PK_REQUIRE(!(mc && v == 2), "GEMM 1 ping-pong has no 2-CTA cluster form (variant %d)", variant);
     PK_REQUIRE(!w0 || (v == 4 && !mc), "GEMM 1 has a wait_group 0 form of variant 4 only (variant %d)", variant);
@@ -164,7 +158,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
                "z and h must be 16-byte aligned");
     if ((v == 4 || v == 5) && inter % 96 != 0) v = 1;
     const bool pp = v == 2;
-    const int half = pp || v == 7 ? 64 : v == 4 || v == 5 ? 96 : 128;  // gate (and up) columns per tile
+    const int half = pp ? 64 : v == 4 || v == 5 ? 96 : 128;  // gate (and up) columns per tile
     const CUtensorMap tb = make_tmap_bf16_3d(w13, hidden, 2ull * inter, num_experts, 64, half);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(x), hidden, sorted_pair, topk, hidden, 2 * inter, inter,
                       inter / half};
@@ -173,12 +167,6 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
     auto st = static_cast<cudaStream_t>(stream);
     if (pp)
       launch_grouped_gemm<Gemm1PP, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 7)
-      launch_grouped_gemm<Gemm1Coop256x128, AMode::kGatherPair, EpiSwiGLUFwd<128, 2>>(tb, mp, g, ep, rows, st);
-    else if (v == 6)
-      launch_grouped_gemm<Gemm1EpiWG256, AMode::kGatherPair, EpiSwiGLUFwdWarps<256>>(tb, mp, g, ep, rows, st);
-    else if (v == 5 && mc)
-      launch_grouped_gemm<Gemm1EpiWGMC, AMode::kGatherPair, EpiSwiGLUFwdWarps<192>>(tb, mp, g, ep, rows, st);
     else if (v == 5)
       launch_grouped_gemm<Gemm1EpiWG, AMode::kGatherPair, EpiSwiGLUFwdWarps<192>>(tb, mp, g, ep, rows, st);
     else if (v == 4 && mc)
@@ -213,11 +201,11 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v == 10 && w0)) && (!mc || v == 3 || v == 10) &&
-                   (!w0 || (v >= 4 && (!mc || v == 10))),
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v == 10 && w0)) && (!mc || v == 3) &&
+                   (!w0 || (v >= 4 && !mc)),
                "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters), 4, 5, 8, 9 plus %d (wait_group 0) "
-               "or 10 plus %d (and plus %d), got %d",
-               kVariantCluster, kVariantWait0, kVariantWait0, kVariantCluster, variant);
+               "or 10 plus %d, got %d",
+               kVariantCluster, kVariantWait0, kVariantWait0, variant);
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
     if (v >= 3 && inter % 256 != 0) v = 1;
@@ -239,8 +227,6 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256MC, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 3)
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
-    else if (v == 10 && mc)
-      launch_grouped_gemm<DhEpiWGW0MC, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 10)
       launch_grouped_gemm<DhEpiWGW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 8 && w0)

@@ -93,7 +93,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     int j = 0;  // CTA-local tile ordinal: tile j uses pipeline k-blocks j*k_blocks ...
     for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : gridDim.x, ++j) {
       if (Cfg::kPingPong && (j & 1) != wg - 1) continue;
-      const TileCoord c = half_tile<Cfg>(cta_tile<Cfg>(sched, unit), wg - 1);  // (256 rows: this warpgroup's half)
+      const TileCoord c = cta_tile<Cfg>(sched, unit);
       typename Epi::Pre pre;
       Epi::prefetch(ep, c, wg - 1, pre);
       uint32_t it = static_cast<uint32_t>(j) * k_blocks;

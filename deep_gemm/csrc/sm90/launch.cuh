@@ -82,12 +82,10 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   GroupInfo g = g_in;
   g.m_fastest = m_fastest_order(mp.n_blocks);
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
-  PK_REQUIRE(Cfg::kRows != 256 || (mp.lda > 0 && mp.lda <= UINT32_MAX), "row stride of A must be below 2^32, got %lld",
-             static_cast<long long>(mp.lda));
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,
              g.num_groups);
   // units: m-tiles, or with a 2-CTA cluster pairs of m-tiles (one per cluster at a time)
-  const int64_t units = max_m_tiles(g, max_rows, Cfg::kCluster ? 2 * kBM : Cfg::kRows) * mp.n_blocks;
+  const int64_t units = max_m_tiles(g, max_rows, Cfg::kCluster ? 2 * kBM : kBM) * mp.n_blocks;
   if (units == 0 || max_rows == 0) return;
   auto kernel = grouped_gemm_kernel<Cfg, AM, Epi>;
   // Per call (cheap, host-only): the attribute is per device, and callers may switch devices.

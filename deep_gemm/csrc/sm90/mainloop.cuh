@@ -83,25 +83,15 @@ enum class BMode : int {
 // previous stage only after the next stage's data has arrived. The tensor pipe idles briefly between
 // k-blocks, but no stage sits idle in the consumers while they wait for data, so the producer keeps
 // one more stage of loads in flight (what a latency-bound gather needs).
-//
-// Rows_ = 256 (cooperative, plain register epilogues, no cluster): each consumer warpgroup computes 128 rows
-// of a 256-row tile (two m64 blocks, as in ping-pong), so a weight k-block read from L2 feeds twice the rows:
-// 256 x 128 tiles read (32 + 16) KiB a k-block for 4.2 MFLOP where 128 x 192 reads (16 + 24) for 3.1 (cuBLAS's
-// tile for these products: results/session18/run3). Its epilogue sees each warpgroup's half as a 128-row tile
-// of the ping-pong layout (half_tile below); a half past the group's end issues no MMAs.
 template <int BN_, int Stages_, BMode BMODE_, bool PingPong_ = false, bool StagedStore_ = false,
-          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool EpiWG_ = false, int Rows_ = 128>
+          bool Cluster_ = false, int EpiWarps_ = 0, bool Wait0_ = false, bool EpiWG_ = false>
 struct GemmConfig {
   static constexpr int BN = BN_;
-  static constexpr int kRows = Rows_;  // rows of a CTA tile
-  static_assert(Rows_ == 128 || (Rows_ == 256 && !PingPong_ && !StagedStore_ && !Cluster_ && EpiWarps_ == 0 &&
-                                 !EpiWG_),
-                "256-row tiles are written for the plain cooperative layout");
   static constexpr int kStages = Stages_;
   static constexpr BMode kBMode = BMODE_;
   static constexpr bool kBMN = BMODE_ == BMode::kMNMajor;
   static constexpr bool kPingPong = PingPong_;
-  static constexpr int kWgRows = kPingPong ? 128 : kRows / 2;  // rows of the tile one warpgroup computes
+  static constexpr int kWgRows = kPingPong ? 128 : 64;  // rows of the tile one warpgroup computes
   static constexpr int kMI = kWgRows / 64;              // m64 blocks per warpgroup
   static constexpr bool kCluster = Cluster_;
   static constexpr bool kWait0 = Wait0_;
@@ -128,7 +118,7 @@ struct GemmConfig {
                          cute::SM90_64x128x16_F32BF16BF16_SS<cute::GMMA::Major::K, kMajorB>>>;
   using TiledMma = decltype(cute::make_tiled_mma(MmaOp{}));
 
-  static constexpr int kABytes = kRows * kBK * 2;  // 16 (32) KiB
+  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB
   static constexpr int kBBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr bool kStagedStore = StagedStore_;
@@ -141,7 +131,9 @@ struct GemmConfig {
   static constexpr bool kEpiWarps = kEpilogueWarpsTotal > 0;
   static constexpr int kThreads = 384 + 128 * kEpiWG;
   static_assert(EpiWarps_ >= 0 && EpiWarps_ <= 3, "epilogue warps: 0..3 of warpgroup 0's four");
-  static_assert(!(kEpiWarps && (PingPong_ || StagedStore_)),
+  // (Their 2-CTA cluster forms, GEMM 1 5 + 16 and dH 10 + 32 + 16, ran correct and no faster in session 18's run 1:
+  // removed.)
+  static_assert(!(kEpiWarps && (PingPong_ || StagedStore_ || Cluster_)),
                 "the epilogue warps are written for the plain cooperative layout");
   static constexpr int kProducerThreads = 128 - 32 * kEpilogueWarps;  // threads gathering A (cp.async)
   // setmaxnreg split: warpgroup 0 (producer) / each consumer warpgroup; the sum stays <= 504 (what
@@ -157,9 +149,8 @@ struct GemmConfig {
   // takes 56 / 224 (the 8-row gather fits 56 registers).
   static constexpr int kAccRegs = kWgRows * BN / 128;
   static_assert(kAccRegs <= 192, "accumulators a consumer thread");
-  // 256-row tiles: 88 / 208 (the 16-row gather spilled 84 B at 72 registers, 12 B is left in the consumers).
-  static constexpr int kProducerRegs = kRows == 256 ? 88 : kAccRegs > 128 ? 56 : 72;
-  static constexpr int kConsumerRegs = kRows == 256 ? 208 : kEpiWG ? 160 : kAccRegs > 128 ? 224 : 216;
+  static constexpr int kProducerRegs = kAccRegs > 128 ? 56 : 72;
+  static constexpr int kConsumerRegs = kEpiWG ? 160 : kAccRegs > 128 ? 224 : 216;
   static constexpr int kEpiWGRegs = kEpiWG ? 504 - kProducerRegs - 2 * kConsumerRegs : 0;
   static_assert(kProducerRegs + 2 * kConsumerRegs + kEpiWGRegs <= 504, "registers");
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
@@ -201,21 +192,14 @@ __device__ __forceinline__ int unit_step() {
   else return Cfg::kStagedStore ? grid_ctas() : static_cast<int>(gridDim.x);
 }
 template <class Cfg>
-using SchedulerOf = std::conditional_t<Cfg::kCluster, PairScheduler, Scheduler<Cfg::kRows>>;
+using SchedulerOf = std::conditional_t<Cfg::kCluster, PairScheduler, Scheduler<kBM>>;
 template <class Cfg>
 __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int unit) {
   if constexpr (Cfg::kCluster) return sched.coord(unit, static_cast<int>(cluster_ctarank()));
   else return sched.coord(unit);
 }
-// False only for a cluster's idle slot or a 256-row tile's half (an m-tile past its group's end).
+// False only for a cluster's idle slot (an m-tile past its group's end).
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
-// Consumer warpgroup wg's 128-row half of a 256-row tile, as the 128-row tile an MI = 2 epilogue expects;
-// other configs: the tile itself.
-template <class Cfg>
-__device__ __forceinline__ TileCoord half_tile(TileCoord c, int wg) {
-  if constexpr (Cfg::kRows == 256) c.m_block = 2 * c.m_block + wg;
-  return c;
-}
 
 // Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
 // consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
@@ -310,7 +294,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
   uint32_t it = 0;
   for (int unit = first_unit<Cfg>(); unit < total; unit += Cfg::kCluster ? unit_step<Cfg>() : grid_ctas()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
-    const int row0 = c.row_begin + c.m_block * Cfg::kRows;
+    const int row0 = c.row_begin + c.m_block * kBM;
     const bool has_rows = !Cfg::kCluster || tile_has_rows(c);
     const bool gets_b = tile_gets_b<Cfg>(c);
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -332,10 +316,9 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
                                               uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
-  // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each (16 for 256-row tiles); one
-  // warp: 32 rows each.
+  // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
-  constexpr int kRows = Cfg::kRows / kStride;
+  constexpr int kRows = kBM / kStride;
   const int t = threadIdx.x;  // 0 .. kProducerThreads-1
   const int chunk = t & 7;
   const int r0 = t >> 3;      // rows r0 + kStride i
@@ -348,15 +331,11 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
-    // 256-row tiles (16 rows a thread): 64-bit offsets spilled the 72-register producer, so the rows are kept as
-    // 32-bit indices and each address is one 32 x 32 -> 64-bit multiply-add a copy (row stride < 2^32 elements).
-    constexpr bool kRowIndices = Cfg::kRows == 256;
-    int64_t src_off[kRowIndices ? 1 : kRows];
-    uint32_t src_row[kRowIndices ? kRows : 1];
+    int64_t src_off[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
-      const int local = c.m_block * Cfg::kRows + r0 + kStride * i;
+      const int local = c.m_block * kBM + r0 + kStride * i;
       int64_t row = 0;
       if (local < c.rows) {
         const int sp = c.row_begin + local;
@@ -364,8 +343,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         else row = sp;
         valid_mask |= 1u << i;
       }
-      if constexpr (kRowIndices) src_row[i] = static_cast<uint32_t>(row);
-      else src_off[i] = row * p.lda + chunk * 8;
+      src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
@@ -382,21 +360,10 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
-      if constexpr (kRowIndices) {
-        const __nv_bfloat16* a_k = p.a + chunk * 8 + kb * kBK;
-        const uint32_t lda = static_cast<uint32_t>(p.lda);
 #pragma unroll
-        for (int i = 0; i < kRows; ++i) {
-          const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-          cp_async_16(a_dst + i * kStride * 128 + swz, a_k + static_cast<uint64_t>(src_row[i]) * lda,
-                      ((valid_mask >> i) & 1u) * 16u);
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < kRows; ++i) {
-          const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-          cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
-        }
+      for (int i = 0; i < kRows; ++i) {
+        const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
+        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
     }
@@ -416,10 +383,9 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if (kDiagNoMma || ((Cfg::kCluster || Cfg::kRows == 256) && !has_rows)) {
-    // A cluster's m-tile or a 256-row tile's half past its group's end (or a no-MMA diagnostic build):
-    // nothing to compute (the accumulators keep stale values no epilogue stores); take each stage (a
-    // cluster's B half came from the peer) and hand it back (to both CTAs).
+  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
+    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
+    // each stage (its B half came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
@@ -435,7 +401,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
     fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
-                                                     (Cfg::kPingPong ? 0 : wg * Cfg::kWgRows * kBK * 2));
+                                                     (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
     Tensor sA = make_tensor(make_smem_ptr(a_ptr), typename Cfg::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(b_ptr), typename Cfg::SmemLayoutB{});
