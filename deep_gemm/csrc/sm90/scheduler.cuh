@@ -40,93 +40,95 @@ struct TileCoord {
   bool b_shared;  // PairScheduler: the CTA pair shares this tile's B (same group and n-block)
 };
 
-// The group table every CTA builds in shared memory once (all threads; ends with __syncthreads):
-// row_base[e], row_count[e], and prefix[e] = sum over e' < e of count(rows_e') work units.
-template <class Count>
-__device__ void build_group_table(const GroupInfo& g, int* prefix, int* row_base, int* row_count, Count count) {
-  const int num_groups = g.num_groups;
-  for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
-    int base, rows;
-    if (g.mode == GroupMode::kOffsets) {
-      base = g.sizes[e];
-      rows = g.sizes[e + 1] - base;
-    } else if (g.mode == GroupMode::kMasked) {
-      base = e * g.max_m;
-      rows = min(max(g.sizes[e], 0), g.max_m);
-    } else {
-      const int prev = e == 0 ? 0 : g.sizes[e - 1];
-      base = e == 0 ? 0 : (prev + g.max_m - 1) / g.max_m * g.max_m;
-      rows = max(g.sizes[e] - base, 0);
-    }
-    row_base[e] = base;
-    row_count[e] = rows;
-    prefix[e + 1] = count(rows);
-  }
-  __syncthreads();
-  if (threadIdx.x < 32) {  // warp scan over groups, 32 at a time
-    const int lane = threadIdx.x;
-    int carry = 0;
-    for (int e0 = 0; e0 < num_groups; e0 += 32) {
-      const int e = e0 + lane;
-      int v = e < num_groups ? prefix[e + 1] : 0;
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const int o = __shfl_up_sync(0xffffffffu, v, d);
-        if (lane >= d) v += o;
-      }
-      if (e < num_groups) prefix[e + 1] = carry + v;
-      carry += __shfl_sync(0xffffffffu, v, 31);
-    }
-    if (lane == 0) prefix[0] = 0;
-  }
-  __syncthreads();
-}
-
-// Largest e with prefix[e] <= x (groups with no units are skipped naturally).
-__device__ __forceinline__ int find_group(const int* prefix, int num_groups, int x) {
-  int lo = 0, hi = num_groups - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (prefix[mid] <= x) lo = mid; else hi = mid - 1;
-  }
-  return lo;
-}
-
-// One CTA per unit; a unit is one BM-row m-tile x one n-block.
-template <int BM>
-struct Scheduler {
-  int* tile_prefix;  // smem [E+1]: first global m-tile of each group
-  int* row_base;     // smem [E]
-  int* row_count;    // smem [E]
+// The group table every CTA builds in shared memory once, and the walk's shape; what a work unit is belongs
+// to the scheduler built on it (Scheduler, PairScheduler).
+struct GroupTable {
+  int* prefix;     // smem [E+1]: prefix[e] = the units of groups before e
+  int* row_base;   // smem [E]
+  int* row_count;  // smem [E]
   int num_groups, n_blocks;
   bool m_fastest;
 
-  // Called by all threads of the CTA (contains __syncthreads).
-  __device__ void init(const GroupInfo& g, int n_blocks_, int* smem_ints) {
+  // All threads of the CTA (ends with __syncthreads): row_base[e], row_count[e] and the prefix of count(rows_e).
+  template <class Count>
+  __device__ void build(const GroupInfo& g, int n_blocks_, int* smem_ints, Count count) {
     num_groups = g.num_groups;
     n_blocks = n_blocks_;
     m_fastest = g.m_fastest != 0;
-    tile_prefix = smem_ints;
+    prefix = smem_ints;
     row_base = smem_ints + kMaxGroups + 1;
     row_count = row_base + kMaxGroups;
-    build_group_table(g, tile_prefix, row_base, row_count, [](int rows) { return (rows + BM - 1) / BM; });
+    for (int e = threadIdx.x; e < num_groups; e += blockDim.x) {
+      int base, rows;
+      if (g.mode == GroupMode::kOffsets) {
+        base = g.sizes[e];
+        rows = g.sizes[e + 1] - base;
+      } else if (g.mode == GroupMode::kMasked) {
+        base = e * g.max_m;
+        rows = min(max(g.sizes[e], 0), g.max_m);
+      } else {
+        const int prev = e == 0 ? 0 : g.sizes[e - 1];
+        base = e == 0 ? 0 : (prev + g.max_m - 1) / g.max_m * g.max_m;
+        rows = max(g.sizes[e] - base, 0);
+      }
+      row_base[e] = base;
+      row_count[e] = rows;
+      prefix[e + 1] = count(rows);
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {  // warp scan over groups, 32 at a time
+      const int lane = threadIdx.x;
+      int carry = 0;
+      for (int e0 = 0; e0 < num_groups; e0 += 32) {
+        const int e = e0 + lane;
+        int v = e < num_groups ? prefix[e + 1] : 0;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+          const int o = __shfl_up_sync(0xffffffffu, v, d);
+          if (lane >= d) v += o;
+        }
+        if (e < num_groups) prefix[e + 1] = carry + v;
+        carry += __shfl_sync(0xffffffffu, v, 31);
+      }
+      if (lane == 0) prefix[0] = 0;
+    }
+    __syncthreads();
   }
 
-  __device__ __forceinline__ int total_tiles() const { return tile_prefix[num_groups] * n_blocks; }
+  // Largest e with prefix[e] <= x (groups with no units are skipped naturally).
+  __device__ __forceinline__ int group_of(int x) const {
+    int lo = 0, hi = num_groups - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (prefix[mid] <= x) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+};
+
+// One CTA per unit; a unit is one BM-row m-tile x one n-block (prefix: m-tiles).
+template <int BM>
+struct Scheduler : GroupTable {
+  // Called by all threads of the CTA (contains __syncthreads).
+  __device__ void init(const GroupInfo& g, int n_blocks_, int* smem_ints) {
+    build(g, n_blocks_, smem_ints, [](int rows) { return (rows + BM - 1) / BM; });
+  }
+
+  __device__ __forceinline__ int total_tiles() const { return prefix[num_groups] * n_blocks; }
 
   __device__ __forceinline__ TileCoord coord(int t) const {
     const int mt = t / n_blocks;  // group e holds tile t iff P_e <= t / NB < P_{e+1}
     TileCoord c;
-    const int lo = find_group(tile_prefix, num_groups, mt);
+    const int lo = group_of(mt);
     c.group = lo;
     if (m_fastest) {
-      const int m_tiles = tile_prefix[lo + 1] - tile_prefix[lo];
-      const int local = t - tile_prefix[lo] * n_blocks;
+      const int m_tiles = prefix[lo + 1] - prefix[lo];
+      const int local = t - prefix[lo] * n_blocks;
       c.n_block = local / m_tiles;
       c.m_block = local - c.n_block * m_tiles;
     } else {
       c.n_block = t - mt * n_blocks;
-      c.m_block = mt - tile_prefix[lo];
+      c.m_block = mt - prefix[lo];
     }
     c.row_begin = row_base[lo];
     c.rows = row_count[lo];
@@ -144,40 +146,29 @@ struct Scheduler {
 // second n-block of a tail unit when NB is odd (m_block past the group's end, nothing to compute).
 // Order within a group: the pair units n-block fastest, or with m_fastest m-pair fastest; the tail
 // units last.
-struct PairScheduler {
+struct PairScheduler : GroupTable {  // (prefix: units)
   static constexpr int kTileRows = 128;
-  int* unit_prefix;  // smem [E+1]: first unit of each group
-  int* row_base;     // smem [E]
-  int* row_count;    // smem [E]
-  int num_groups, n_blocks;
-  bool m_fastest;
 
   __device__ void init(const GroupInfo& g, int n_blocks_, int* smem_ints) {
-    num_groups = g.num_groups;
-    n_blocks = n_blocks_;
-    m_fastest = g.m_fastest != 0;
-    unit_prefix = smem_ints;
-    row_base = smem_ints + kMaxGroups + 1;
-    row_count = row_base + kMaxGroups;
     const int nb = n_blocks_;
-    build_group_table(g, unit_prefix, row_base, row_count, [nb](int rows) {
+    build(g, n_blocks_, smem_ints, [nb](int rows) {
       const int m_tiles = (rows + kTileRows - 1) / kTileRows;
       return (m_tiles / 2) * nb + (m_tiles & 1) * ((nb + 1) / 2);
     });
   }
 
-  __device__ __forceinline__ int total_tiles() const { return unit_prefix[num_groups]; }
+  __device__ __forceinline__ int total_tiles() const { return prefix[num_groups]; }
 
   // The tile of cluster rank `rank` (0 or 1) in unit u.
   __device__ __forceinline__ TileCoord coord(int u, int rank) const {
     TileCoord c;
-    const int e = find_group(unit_prefix, num_groups, u);
+    const int e = group_of(u);
     c.group = e;
     c.row_begin = row_base[e];
     c.rows = row_count[e];
     const int m_tiles = (c.rows + kTileRows - 1) / kTileRows;
     const int pairs = m_tiles / 2;
-    const int local = u - unit_prefix[e];
+    const int local = u - prefix[e];
     if (local < pairs * n_blocks) {
       int p;
       if (m_fastest) {
