@@ -4,6 +4,7 @@
 # first in even ones; round i shuffled with seed i), appends every table row to LOG, and prints each variant's median over the
 # processes for both libraries and their ratio. Used from the device-run scripts (results/session*/scripts/).
 #   bash ci/ab_libraries.sh OLD_BUILD_DIR NEW_BUILD_DIR REGEX N LOG
+# AB_ARGS: more interleaved.py arguments (e.g. "--shapes 30b"); AB_TIMEOUT: seconds a process may take (60).
 set -u
 old=$1 new=$2 match=$3 n=$4 log=$5
 # Which library goes first alternates (session 10, run 10: with "old" always first, kernels of identical SASS
@@ -12,7 +13,8 @@ for i in $(seq 1 "$n"); do
   libs="old new"; [ $((i % 2)) -eq 0 ] && libs="new old"
   for lib in $libs; do
     dir=$old; [ $lib = new ] && dir=$new
-    PK_LIBRARY_PATH=$dir timeout 60 python3 benchmarks/interleaved.py --rounds 5 --seed "$i" --match "$match" 2>&1 |
+    PK_LIBRARY_PATH=$dir timeout "${AB_TIMEOUT:-60}" python3 benchmarks/interleaved.py --rounds 5 --seed "$i" --match "$match" \
+      ${AB_ARGS:-} 2>&1 |
       grep -E "^\| |^[0-9]+b" | grep -v "^| variant\|^|---" | sed "s/^/$lib $i /" >> "$log"
   done
 done
