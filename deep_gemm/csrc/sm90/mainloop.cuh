@@ -327,53 +327,24 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  // Gathered rows (128 producer threads): the row indices of the CTA's next tile are loaded while this tile's
-  // k-blocks are issued; loaded at the tile's start, their L2 round trip stalled the producer at every tile
-  // (session 18 run 8: the ping-pong kernel's tensor pipe 79 % busy on gathered rows, 91 % on the same rows
-  // pre-gathered, which need no index).
-  constexpr bool kPrefetchIndex = AM == AMode::kGatherPair && kRows <= 8;
-  int next_index[kPrefetchIndex ? kRows : 1];
-  uint32_t next_valid = 0;
-  auto load_indices = [&](int unit) {
-    const TileCoord n = cta_tile<Cfg>(sched, unit);
-    next_valid = 0;
-#pragma unroll
-    for (int i = 0; i < (kPrefetchIndex ? kRows : 0); ++i) {
-      const int local = n.m_block * kBM + r0 + kStride * i;
-      next_index[i] = 0;
-      if (local < n.rows) {
-        next_index[i] = __ldg(p.a_index + n.row_begin + local);
-        next_valid |= 1u << i;
-      }
-    }
-  };
-  if constexpr (kPrefetchIndex) {
-    if (first_unit<Cfg>() < total) load_indices(first_unit<Cfg>());
-  }
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
+    // (Session 18 run 9: these indices loaded one tile ahead made GEMM 1 +6 % at 235B, dH -4 %: not kept.)
     int64_t src_off[kRows];
     uint32_t valid_mask = 0;
-    if constexpr (kPrefetchIndex) {
-      valid_mask = next_valid;
 #pragma unroll
-      for (int i = 0; i < kRows; ++i) src_off[i] = static_cast<int64_t>(next_index[i] / p.topk) * p.lda + chunk * 8;
-      if (unit + unit_step<Cfg>() < total) load_indices(unit + unit_step<Cfg>());
-    } else {
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) {
-        const int local = c.m_block * kBM + r0 + kStride * i;
-        int64_t row = 0;
-        if (local < c.rows) {
-          const int sp = c.row_begin + local;
-          if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
-          else row = sp;
-          valid_mask |= 1u << i;
-        }
-        src_off[i] = row * p.lda + chunk * 8;
+    for (int i = 0; i < kRows; ++i) {
+      const int local = c.m_block * kBM + r0 + kStride * i;
+      int64_t row = 0;
+      if (local < c.rows) {
+        const int sp = c.row_begin + local;
+        if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
+        else row = sp;
+        valid_mask |= 1u << i;
       }
+      src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
