@@ -49,16 +49,8 @@ __device__ __forceinline__ void cp_async_mbar_arrive_noinc(uint64_t* bar) {
 }
 
 // 16-byte global->shared copy (every gather: m-grouped and k-grouped); src_bytes = 0 writes zeros and reads nothing.
-// PK_SM90_GATHER_L2_PREFETCH=128 / 256 (experiments only): the L2 fetches that many bytes around a missed line.
-#if defined(PK_SM90_GATHER_L2_PREFETCH) && PK_SM90_GATHER_L2_PREFETCH == 256
-#define PK_SM90_CP_ASYNC_CG "cp.async.cg.shared.global.L2::256B"
-#elif defined(PK_SM90_GATHER_L2_PREFETCH) && PK_SM90_GATHER_L2_PREFETCH == 128
-#define PK_SM90_CP_ASYNC_CG "cp.async.cg.shared.global.L2::128B"
-#else
-#define PK_SM90_CP_ASYNC_CG "cp.async.cg.shared.global"
-#endif
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, uint32_t src_bytes) {
-  asm volatile(PK_SM90_CP_ASYNC_CG " [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 
 __device__ __forceinline__ void fence_proxy_async_smem() {
