@@ -83,6 +83,38 @@ def balanced_idx(T, E, K, dev):
     return (t[:, None] + j[None, :]) % E
 
 
+def gather_patterns(x, xg, off, n, T, H, I, gemm1_product, f):
+    """GEMM 1's product through the ping-pong 128 x 192 kernel (variant 4) gathering A with row lists of
+    chosen patterns (K = 1, row = list[p]): what about the real gather's rows (random tokens, sorted within
+    an expert, 64 / 128 MiB of x) costs over pre-gathered rows. Each list keeps the real group layout."""
+    dev = x.device
+    g = torch.searchsorted(off[1:].long(), torch.arange(n, device=dev), right=True)  # group of sorted row p
+    local = torch.arange(n, device=dev) - off.long()[g]
+    tile = g * 4096 + local // 128  # a global id of p's 128-row tile (increasing with p)
+    gen = torch.Generator(device=dev).manual_seed(1234)
+
+    def sorted_within(key, vals):  # vals sorted within each equal-key run (keys nondecreasing with p)
+        return (key * (1 << 32) + vals).sort().values - key * (1 << 32)
+
+    def rand(hi):
+        return torch.randint(0, hi, (n,), device=dev, generator=gen)
+    rpw = (2 << 20) // (2 * H)  # rows of x in one 2 MiB window
+    seq = torch.unique_consecutive(tile, return_inverse=True)[1]  # 0, 1, ... over the tiles
+    win = torch.randint(0, T // rpw, (int(seq[-1]) + 1,), device=dev, generator=gen)[seq]
+    small = (8 << 20) // (2 * H)  # rows of x in 8 MiB
+    lists = {  # name: (A, row list)
+        "pre-gathered x, identity list": (xg, torch.arange(n, device=dev)),
+        "x, consecutive rows (p mod T)": (x, torch.arange(n, device=dev) % T),
+        "x, random rows sorted within a group (control: the real pattern)": (x, sorted_within(g, rand(T))),
+        "x, random rows, unsorted": (x, rand(T)),
+        "x, random rows of one 2 MiB window a tile, sorted": (x, win * rpw + sorted_within(tile, rand(rpw))),
+        "x's first 8 MiB, random rows sorted within a group": (x, sorted_within(g, rand(small))),
+        "pre-gathered x, random rows of all T*K sorted within a group": (xg, sorted_within(g, rand(n))),
+    }
+    return {f"GEMM 1 product, ping-pong 128x192, gather pattern: {k}": (
+        gemm1_product(a, rows.to(torch.int32).contiguous(), 1, 4), 2 * f) for k, (a, rows) in lists.items()}
+
+
 def variants(shape, T, E, K, routing="uniform"):
     H, I = SHAPES[shape]
     x, w13, w2, idx, w, dy = layer_inputs(shape, T, E, K)
@@ -221,6 +253,7 @@ def variants(shape, T, E, K, routing="uniform"):
             a_load(mode.replace(".", "_"), gemm1_product(xg, None, 1, v)), 2 * f)
            for mode in ("cp.async", "tma") for form, v in (("cooperative 128x256", 1), ("ping-pong 128x192", 4))}}
     return {**{f"{k} default": v for k, v in defaults.items()}, **sorted_rows, **gemm1_plain,
+            **gather_patterns(x, xg, off, n, T, H, I, gemm1_product, f),
             # the forward's combine on GEMM 2's rows (TFLOP/s column: meaningless)
             "combine default": (lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
                                                  ctypes.c_int(K), ptr(r.pair_to_sorted), ptr(tw), ptr(yc), ptr(None),
