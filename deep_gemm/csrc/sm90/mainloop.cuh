@@ -331,19 +331,30 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros.
-    // (Session 18 run 9: these indices loaded one tile ahead made GEMM 1 +6 % at 235B, dH -4 %: not kept.)
+    // The gathered rows' indices are all loaded before any is used, without branches (from a clamped,
+    // valid position): loaded under `if (local < rows)`, ptxas put each load in its own branch with its
+    // division right behind it, 8 dependent L2 round trips a tile, 13-15 % of the ping-pong kernel's
+    // time (session 19 run 1: an identity row list as slow as random rows, the copy without a list fast).
+    int idx[kRows];
+    if constexpr (AM == AMode::kGatherPair) {
+      if (c.rows > 0) {
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+          const int local = c.m_block * kBM + r0 + kStride * i;
+          idx[i] = __ldg(p.a_index + c.row_begin + min(local, c.rows - 1));
+        }
+      }
+    }
     int64_t src_off[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
       const int local = c.m_block * kBM + r0 + kStride * i;
+      const bool valid = local < c.rows;
       int64_t row = 0;
-      if (local < c.rows) {
-        const int sp = c.row_begin + local;
-        if constexpr (AM == AMode::kGatherPair) row = __ldg(p.a_index + sp) / p.topk;
-        else row = sp;
-        valid_mask |= 1u << i;
-      }
+      if constexpr (AM == AMode::kGatherPair) row = valid ? idx[i] / p.topk : 0;
+      else row = valid ? c.row_begin + local : 0;
+      valid_mask |= static_cast<uint32_t>(valid) << i;
       src_off[i] = row * p.lda + chunk * 8;
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
