@@ -41,6 +41,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
   uint64_t* staged_empty = done + 3;      // ... and has been read back
   int* sched_ints = reinterpret_cast<int*>(done + (Cfg::kEpiWarps ? 4 : 2));
+  int* idx_buf = sched_ints + Cfg::kSchedInts;  // kIndexInts: gathered row indices (4-byte copies)
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
@@ -67,12 +68,13 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
 #endif
     if constexpr (Cfg::kEpilogueWarps > 0) {
-      if (threadIdx.x < Cfg::kProducerThreads) producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+      if (threadIdx.x < Cfg::kProducerThreads)
+        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, idx_buf);
       else epilogue_warps_loop<Cfg, Epi, 4 - Cfg::kEpilogueWarps>(sched, ep, smem_c, staged_full, staged_empty);
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
     } else {
-      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
+      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, idx_buf);
     }
   } else if (Cfg::kEpiWG && wg == 3) {
     if constexpr (Cfg::kEpiWG) {

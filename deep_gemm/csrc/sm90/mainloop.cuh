@@ -156,8 +156,9 @@ struct GemmConfig {
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
+  static constexpr int kIndexInts = 2 * kBM;  // gathering producers: two tiles' row indices
   static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
-                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + (kSchedInts + kIndexInts) * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
@@ -314,7 +315,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
 template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
-                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
+                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty, int* idx_buf) {
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
   // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
@@ -327,23 +328,35 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
+  // Copies the row indices of tile cn (row r at dst[r]; past the group's end a valid position's, never used)
+  // into shared memory; thread t takes rows t, t + kProducerThreads, ...
+  auto copy_tile_indices = [&](const TileCoord& cn, int* dst) {
+    if (cn.rows <= 0) return;
+    for (int r = t; r < kBM; r += Cfg::kProducerThreads)
+      cp_async_4(smem_u32(dst + r), p.a_index + cn.row_begin + min(cn.m_block * kBM + r, cn.rows - 1));
+  };
+  if constexpr (AM == AMode::kGatherPair) {
+    if (first_unit<Cfg>() < total) copy_tile_indices(cta_tile<Cfg>(sched, first_unit<Cfg>()), idx_buf);
+    cp_async_commit();
+  }
+  int j = 0;  // CTA-local tile ordinal (which index buffer)
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>(), ++j) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
-    // group's end read nothing and land as zeros.
-    // The gathered rows' indices are all loaded before any is used, without branches (from a clamped,
-    // valid position): loaded under `if (local < rows)`, ptxas put each load in its own branch with its
-    // division right behind it, 8 dependent L2 round trips a tile, 13-15 % of the ping-pong kernel's
-    // time (session 19 run 1: an identity row list as slow as random rows, the copy without a list fast).
+    // group's end read nothing and land as zeros. Gathered rows: the tile's 128 row indices come from
+    // shared memory, copied there one tile ahead by all producers (loaded from global memory here, the
+    // tile's first copies waited for them: one L2 round trip a tile with the ring draining; loaded under
+    // `if (local < rows)`, ptxas had even made them 8 dependent round trips: session 19 runs 1-2).
     int idx[kRows];
     if constexpr (AM == AMode::kGatherPair) {
-      if (c.rows > 0) {
+      cp_async_wait_groups();  // this thread's copies of this tile's indices (issued a tile ago) have landed
+      named_barrier_sync(1, Cfg::kProducerThreads);  // ... and every producer's; the other buffer is free
+      const int* buf = idx_buf + (j & 1) * kBM;
 #pragma unroll
-        for (int i = 0; i < kRows; ++i) {
-          const int local = c.m_block * kBM + r0 + kStride * i;
-          idx[i] = __ldg(p.a_index + c.row_begin + min(local, c.rows - 1));
-        }
-      }
+      for (int i = 0; i < kRows; ++i) idx[i] = buf[r0 + kStride * i];
+      const int next = unit + unit_step<Cfg>();
+      if (next < total) copy_tile_indices(cta_tile<Cfg>(sched, next), idx_buf + ((j + 1) & 1) * kBM);
+      cp_async_commit();
     }
     int64_t src_off[kRows];
     uint32_t valid_mask = 0;
