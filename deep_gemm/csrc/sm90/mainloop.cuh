@@ -158,7 +158,7 @@ struct GemmConfig {
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
   static constexpr int kIndexInts = 2 * kBM;  // gathering producers: two tiles' row indices
   static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
-                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + (kSchedInts + kIndexInts) * 4;
+                                    (2 * kStages + (kEpiWarps ? 4 : 2) + 2) * 8 + (kSchedInts + kIndexInts) * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
@@ -315,7 +315,8 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
 template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
-                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty, int* idx_buf) {
+                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty, int* idx_buf,
+                                              uint64_t* idx_full) {
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
   // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
@@ -335,28 +336,26 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     for (int r = t; r < kBM; r += Cfg::kProducerThreads)
       cp_async_4(smem_u32(dst + r), p.a_index + cn.row_begin + min(cn.m_block * kBM + r, cn.rows - 1));
   };
+  // idx_full[b]: buffer b holds its tile's indices (every producer thread's copies landed; kProducerThreads
+  // arrivals). An arrival also waits for the thread's earlier A copies, which by then are a tile old.
   if constexpr (AM == AMode::kGatherPair) {
     if (first_unit<Cfg>() < total) copy_tile_indices(cta_tile<Cfg>(sched, first_unit<Cfg>()), idx_buf);
-    cp_async_commit();
+    cp_async_mbar_arrive_noinc(&idx_full[0]);
   }
   int j = 0;  // CTA-local tile ordinal (which index buffer)
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>(), ++j) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
     // group's end read nothing and land as zeros. Gathered rows: the tile's 128 row indices come from
-    // shared memory, copied there one tile ahead by all producers (loaded from global memory here, the
-    // tile's first copies waited for them: one L2 round trip a tile with the ring draining; loaded under
-    // `if (local < rows)`, ptxas had even made them 8 dependent round trips: session 19 runs 1-2).
+    // shared memory, copied there one tile ahead (loaded from global memory here, a tile's first copies
+    // waited for an L2 round trip while the ring drained; a cp.async group wait in its place drained this
+    // thread's A copies as well: session 19 runs 2-5).
     int idx[kRows];
     if constexpr (AM == AMode::kGatherPair) {
-      cp_async_wait_groups();  // this thread's copies of this tile's indices (issued a tile ago) have landed
-      named_barrier_sync(1, Cfg::kProducerThreads);  // ... and every producer's; the other buffer is free
+      mbar_wait(&idx_full[j & 1], (j >> 1) & 1);
       const int* buf = idx_buf + (j & 1) * kBM;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) idx[i] = buf[r0 + kStride * i];
-      const int next = unit + unit_step<Cfg>();
-      if (next < total) copy_tile_indices(cta_tile<Cfg>(sched, next), idx_buf + ((j + 1) & 1) * kBM);
-      cp_async_commit();
     }
     int64_t src_off[kRows];
     uint32_t valid_mask = 0;
@@ -369,6 +368,13 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       else row = valid ? c.row_begin + local : 0;
       valid_mask |= static_cast<uint32_t>(valid) << i;
       src_off[i] = row * p.lda + chunk * 8;
+    }
+    if constexpr (AM == AMode::kGatherPair) {
+      // The next tile's indices into the other buffer: every producer has read it (its tile j - 1 arrival on
+      // this tile's barrier, which this thread has waited for, came after its reads).
+      const int next = unit + unit_step<Cfg>();
+      if (next < total) copy_tile_indices(cta_tile<Cfg>(sched, next), idx_buf + ((j + 1) & 1) * kBM);
+      cp_async_mbar_arrive_noinc(&idx_full[(j + 1) & 1]);
     }
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;

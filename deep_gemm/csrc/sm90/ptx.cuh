@@ -53,19 +53,9 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, uint3
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 
-// 4-byte global->shared copy (a gathering producer's row indices one tile ahead), waited for by cp_async_wait_groups.
+// 4-byte global->shared copy (a gathering producer's row indices one tile ahead; completion through an mbarrier).
 __device__ __forceinline__ void cp_async_4(uint32_t dst, const void* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src) : "memory");
-}
-
-// Commits this thread's cp.async not yet committed into one group; cp_async_wait_groups waits for every committed
-// group (the copies after the last commit, tracked by mbarriers instead, are not waited for).
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_groups() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
-
-// Named barrier `id` (1..15; 0 is __syncthreads) over `threads` threads (a multiple of 32).
-__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 __device__ __forceinline__ void fence_proxy_async_smem() {
