@@ -40,9 +40,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
   uint64_t* done = empty + Cfg::kStages;  // ping-pong: [0..1] "warpgroup w finished a mainloop"
   uint64_t* staged_full = done + 2;       // epilogue warps: the staging tile holds tile j
   uint64_t* staged_empty = done + 3;      // ... and has been read back
-  uint64_t* idx_full = done + (Cfg::kEpiWarps ? 4 : 2);  // [0..1] gathering producers: index buffer b is filled
-  int* sched_ints = reinterpret_cast<int*>(idx_full + 2);
-  int* idx_buf = sched_ints + Cfg::kSchedInts;  // kIndexInts: two tiles' gathered row indices
+  int* sched_ints = reinterpret_cast<int*>(done + (Cfg::kEpiWarps ? 4 : 2));
 
   if (threadIdx.x == 0) {
     prefetch_tma_map(&tmap_b);
@@ -53,8 +51,6 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     }
     mbar_init(&done[0], 4);
     mbar_init(&done[1], 4);
-    mbar_init(&idx_full[0], Cfg::kProducerThreads);
-    mbar_init(&idx_full[1], Cfg::kProducerThreads);
     if constexpr (Cfg::kEpiWarps) {
       mbar_init(staged_full, 256);                         // every consumer thread, after its stmatrix
       mbar_init(staged_empty, 32 * Cfg::kEpilogueWarpsTotal);  // every epilogue thread, after its last read
@@ -71,13 +67,12 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
     if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
 #endif
     if constexpr (Cfg::kEpilogueWarps > 0) {
-      if (threadIdx.x < Cfg::kProducerThreads)
-        producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, idx_buf, idx_full);
+      if (threadIdx.x < Cfg::kProducerThreads) producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
       else epilogue_warps_loop<Cfg, Epi, 4 - Cfg::kEpilogueWarps>(sched, ep, smem_c, staged_full, staged_empty);
     } else if constexpr (AM == AMode::kContiguousTma) {
       producer_loop_tma<Cfg>(sched, mp, &tmap_b, &tmap_a, smem_a, smem_b, full, empty);
     } else {
-      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty, idx_buf, idx_full);
+      producer_loop<Cfg, AM>(sched, mp, &tmap_b, smem_a, smem_b, full, empty);
     }
   } else if (Cfg::kEpiWG && wg == 3) {
     if constexpr (Cfg::kEpiWG) {

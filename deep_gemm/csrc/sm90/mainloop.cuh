@@ -156,9 +156,8 @@ struct GemmConfig {
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
-  static constexpr int kIndexInts = 2 * kBM;  // gathering producers: two tiles' row indices
   static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
-                                    (2 * kStages + (kEpiWarps ? 4 : 2) + 2) * 8 + (kSchedInts + kIndexInts) * 4;
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
 
@@ -315,8 +314,7 @@ __device__ __forceinline__ void producer_loop_tma(const SchedulerOf<Cfg>& sched,
 template <class Cfg, AMode AM>
 __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, const MainloopParams& p,
                                               const CUtensorMap* tmap_b, uint8_t* smem_a,
-                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty, int* idx_buf,
-                                              uint64_t* idx_full) {
+                                              uint8_t* smem_b, uint64_t* full, uint64_t* empty) {
   // Thread t copies 16-byte chunk t % 8 of rows t / 8 + kStride i (8 threads per 128-byte row piece,
   // so a warp instruction covers 4 whole pieces): 128 threads: 8 rows each; one warp: 32 rows each.
   constexpr int kStride = Cfg::kProducerThreads / 8;
@@ -329,53 +327,57 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  // Copies the row indices of tile cn (row r at dst[r]; past the group's end a valid position's, never used)
-  // into shared memory; thread t takes rows t, t + kProducerThreads, ...
-  auto copy_tile_indices = [&](const TileCoord& cn, int* dst) {
-    if (cn.rows <= 0) return;
-    for (int r = t; r < kBM; r += Cfg::kProducerThreads)
-      cp_async_4(smem_u32(dst + r), p.a_index + cn.row_begin + min(cn.m_block * kBM + r, cn.rows - 1));
-  };
-  // idx_full[b]: buffer b holds its tile's indices (every producer thread's copies landed; kProducerThreads
-  // arrivals). An arrival also waits for the thread's earlier A copies, which by then are a tile old.
-  if constexpr (AM == AMode::kGatherPair) {
-    if (first_unit<Cfg>() < total) copy_tile_indices(cta_tile<Cfg>(sched, first_unit<Cfg>()), idx_buf);
-    cp_async_mbar_arrive_noinc(&idx_full[0]);
-  }
-  int j = 0;  // CTA-local tile ordinal (which index buffer)
-  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>(), ++j) {
-    const TileCoord c = cta_tile<Cfg>(sched, unit);
-    // Row offsets (elements) of this thread's 8 rows, computed once per tile; rows past the
-    // group's end read nothing and land as zeros. Gathered rows: the tile's 128 row indices come from
-    // shared memory, copied there one tile ahead (loaded from global memory here, a tile's first copies
-    // waited for an L2 round trip while the ring drained; a cp.async group wait in its place drained this
-    // thread's A copies as well: session 19 runs 2-5).
-    int idx[kRows];
+  // The tile prologue sits on the critical path (the ring holds ~one fetch latency of MMAs, so whatever delays a
+  // tile's first copies stalls the consumers): session 19 runs 1-6 measured the ping-pong product ~15 % slower with
+  // an identity row list than without one, same addresses and k-loop; 8 index loads serialized by branches, the
+  // loads' round trip and 8 integer divisions by topk each cost a part. So the next tile's coordinate and row
+  // indices are loaded while this tile's k-loop runs (after its first stage is issued), branch-free from clamped
+  // valid positions, and a tile's start only turns them into row offsets (a multiply-high division).
+  const __nv_bfloat16* a_chunk = p.a + chunk * 8;
+  const uint32_t topk = static_cast<uint32_t>(p.topk);
+  const uint32_t topk_inv = 0xFFFFFFFFu / topk;  // floor(n * inv / 2^32) is n / topk or one less (n < 2^31)
+  auto load_indices = [&](const TileCoord& cn, int (&v)[kRows]) {
     if constexpr (AM == AMode::kGatherPair) {
-      mbar_wait(&idx_full[j & 1], (j >> 1) & 1);
-      const int* buf = idx_buf + (j & 1) * kBM;
 #pragma unroll
-      for (int i = 0; i < kRows; ++i) idx[i] = buf[r0 + kStride * i];
+      for (int i = 0; i < kRows; ++i)
+        v[i] = cn.rows > 0 ? __ldg(p.a_index + cn.row_begin + min(cn.m_block * kBM + r0 + kStride * i, cn.rows - 1))
+                           : 0;
     }
-    int64_t src_off[kRows];
+  };
+  TileCoord c{};
+  int idx[kRows];  // the current tile's row indices (pair ids: index / topk is the A row)
+  if (first_unit<Cfg>() < total) {
+    c = cta_tile<Cfg>(sched, first_unit<Cfg>());
+    load_indices(c, idx);
+  }
+  for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
+    // This thread's 8 A rows, computed once per tile (32-bit: the 64-bit offsets are formed at each copy, which
+    // keeps the 56-register ping-pong producer from spilling in its k-loop); rows past the group's end read
+    // nothing and land as zeros.
+    int row_of[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
       const int local = c.m_block * kBM + r0 + kStride * i;
       const bool valid = local < c.rows;
-      int64_t row = 0;
-      if constexpr (AM == AMode::kGatherPair) row = valid ? idx[i] / p.topk : 0;
-      else row = valid ? c.row_begin + local : 0;
+      if constexpr (AM == AMode::kGatherPair) {
+        const uint32_t u = static_cast<uint32_t>(idx[i]);  // >= 0: routing's pair ids
+        uint32_t q = __umulhi(u, topk_inv);
+        q += (u - q * topk) >= topk ? 1u : 0u;
+        row_of[i] = valid ? static_cast<int>(q) : 0;
+      } else {
+        row_of[i] = valid ? c.row_begin + local : 0;
+      }
       valid_mask |= static_cast<uint32_t>(valid) << i;
-      src_off[i] = row * p.lda + chunk * 8;
     }
-    if constexpr (AM == AMode::kGatherPair) {
-      // The next tile's indices into the other buffer: every producer has read it (its tile j - 1 arrival on
-      // this tile's barrier, which this thread has waited for, came after its reads).
-      const int next = unit + unit_step<Cfg>();
-      if (next < total) copy_tile_indices(cta_tile<Cfg>(sched, next), idx_buf + ((j + 1) & 1) * kBM);
-      cp_async_mbar_arrive_noinc(&idx_full[(j + 1) & 1]);
-    }
+    const int next = unit + unit_step<Cfg>();
+    TileCoord cn = c;
+    auto fetch_next = [&](int kb) {  // the next tile's coordinate and indices, a tile ahead of their use
+      if (kb == 0 && next < total) {
+        cn = cta_tile<Cfg>(sched, next);
+        load_indices(cn, idx);
+      }
+    };
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
@@ -383,6 +385,7 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       if constexpr (kDiagNoLoads) {
         if (t == 0) mbar_arrive_expect_tx(&full[s], 0);
         cp_async_mbar_arrive_noinc(&full[s]);
+        fetch_next(kb);
         continue;
       }
       if (t == 0) {
@@ -394,10 +397,13 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-        cp_async_16(a_dst + i * kStride * 128 + swz, p.a + src_off[i] + kb * kBK, ((valid_mask >> i) & 1u) * 16u);
+        cp_async_16(a_dst + i * kStride * 128 + swz, a_chunk + static_cast<int64_t>(row_of[i]) * p.lda + kb * kBK,
+                    ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
+      fetch_next(kb);
     }
+    c = cn;
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
