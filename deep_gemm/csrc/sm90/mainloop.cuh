@@ -327,57 +327,49 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   uint32_t it = 0;
   const uint32_t a_base = smem_u32(smem_a);
   const uint32_t b_base = smem_u32(smem_b);
-  // The tile prologue sits on the critical path (the ring holds ~one fetch latency of MMAs, so whatever delays a
-  // tile's first copies stalls the consumers): session 19 runs 1-6 measured the ping-pong product ~15 % slower with
-  // an identity row list than without one, same addresses and k-loop; 8 index loads serialized by branches, the
-  // loads' round trip and 8 integer divisions by topk each cost a part. So the next tile's coordinate and row
-  // indices are loaded while this tile's k-loop runs (after its first stage is issued), branch-free from clamped
-  // valid positions, and a tile's start only turns them into row offsets (a multiply-high division).
-  const __nv_bfloat16* a_chunk = p.a + chunk * 8;
   const uint32_t topk = static_cast<uint32_t>(p.topk);
-  const uint32_t topk_inv = 0xFFFFFFFFu / topk;  // floor(n * inv / 2^32) is n / topk or one less (n < 2^31)
-  auto load_indices = [&](const TileCoord& cn, int (&v)[kRows]) {
-    if constexpr (AM == AMode::kGatherPair) {
-#pragma unroll
-      for (int i = 0; i < kRows; ++i)
-        v[i] = cn.rows > 0 ? __ldg(p.a_index + cn.row_begin + min(cn.m_block * kBM + r0 + kStride * i, cn.rows - 1))
-                           : 0;
-    }
-  };
-  TileCoord c{};
-  int idx[kRows];  // the current tile's row indices (pair ids: index / topk is the A row)
-  if (first_unit<Cfg>() < total) {
-    c = cta_tile<Cfg>(sched, first_unit<Cfg>());
-    load_indices(c, idx);
-  }
+  const uint32_t topk_inv = 0xFFFFFFFFu / topk;  // floor(n * inv / 2^32) is n / topk or one less
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
-    // This thread's 8 A rows, computed once per tile (32-bit: the 64-bit offsets are formed at each copy, which
-    // keeps the 56-register ping-pong producer from spilling in its k-loop); rows past the group's end read
-    // nothing and land as zeros.
-    int row_of[kRows];
+    const TileCoord c = cta_tile<Cfg>(sched, unit);
+    // This thread's 8 rows, computed once per tile; rows past the group's end read nothing and land as zeros.
+    // The gathered rows' indices are all loaded before any is used, without branches (from a clamped,
+    // valid position): loaded under `if (local < rows)`, ptxas put each load in its own branch with its
+    // division right behind it, 8 dependent L2 round trips a tile, 13-15 % of the ping-pong kernel's
+    // time (session 19 run 1: an identity row list as slow as random rows, the copy without a list fast).
+    int idx[kRows];
+    if constexpr (AM == AMode::kGatherPair) {
+      if (c.rows > 0) {
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+          const int local = c.m_block * kBM + r0 + kStride * i;
+          idx[i] = __ldg(p.a_index + c.row_begin + min(local, c.rows - 1));
+        }
+      }
+    }
+    // Each row's source pointer for the next k-block, advanced right after a stage's copies are issued, so
+    // that between a stage's empty barrier and its copies there is no address arithmetic: that path is part
+    // of the ring's round trip, which the 4 stages barely cover (session 19 run 7: ~20 more instructions
+    // there, 64-bit multiplies, made the ping-pong product 8-9 % slower).
+    const __nv_bfloat16* src[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
       const int local = c.m_block * kBM + r0 + kStride * i;
       const bool valid = local < c.rows;
+      int64_t row = 0;
       if constexpr (AM == AMode::kGatherPair) {
+        // index / topk as a multiply-high with one correction (exact for index < 2^31, topk <= 64): the
+        // compiler's division sequence (~25 instructions, a MUFU.RCP) cost ~4 % at 30B (session 19 run 6).
         const uint32_t u = static_cast<uint32_t>(idx[i]);  // >= 0: routing's pair ids
         uint32_t q = __umulhi(u, topk_inv);
         q += (u - q * topk) >= topk ? 1u : 0u;
-        row_of[i] = valid ? static_cast<int>(q) : 0;
+        row = valid ? q : 0;
       } else {
-        row_of[i] = valid ? c.row_begin + local : 0;
+        row = valid ? c.row_begin + local : 0;
       }
       valid_mask |= static_cast<uint32_t>(valid) << i;
+      src[i] = p.a + row * p.lda + chunk * 8;
     }
-    const int next = unit + unit_step<Cfg>();
-    TileCoord cn = c;
-    auto fetch_next = [&](int kb) {  // the next tile's coordinate and indices, a tile ahead of their use
-      if (kb == 0 && next < total) {
-        cn = cta_tile<Cfg>(sched, next);
-        load_indices(cn, idx);
-      }
-    };
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
@@ -385,7 +377,6 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
       if constexpr (kDiagNoLoads) {
         if (t == 0) mbar_arrive_expect_tx(&full[s], 0);
         cp_async_mbar_arrive_noinc(&full[s]);
-        fetch_next(kb);
         continue;
       }
       if (t == 0) {
@@ -397,13 +388,12 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
-        cp_async_16(a_dst + i * kStride * 128 + swz, a_chunk + static_cast<int64_t>(row_of[i]) * p.lda + kb * kBK,
-                    ((valid_mask >> i) & 1u) * 16u);
+        cp_async_16(a_dst + i * kStride * 128 + swz, src[i], ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
-      fetch_next(kb);
+#pragma unroll
+      for (int i = 0; i < kRows; ++i) src[i] += kBK;
     }
-    c = cn;
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
