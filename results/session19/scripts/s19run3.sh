@@ -1,15 +1,4 @@
 #!/usr/bin/env bash
-# Session 19, run 3: the m-grouped producers copy the next tile's row indices into shared memory (.device/s19c) against the
-# session start's library (.device/s19a): every GPU test and the sanitizers on the new library, the A/B over
-# alternating processes (GEMM 2: the control, no gather), then the benchmark table.
-B=.device/s19c/build/final
-source ci/device_run_lib.sh
-step 200 gpu_tests.log python3 -m pytest -q -m gpu tests/ -p no:cacheprovider; tail -1 $OUT/gpu_tests.log; grep -E "^FAILED" $OUT/gpu_tests.log | head
-step 120 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT; cat $OUT/san.log
-M='^(GEMM 1 default|dH default|GEMM 2 default|GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by cp.async), ping-pong 128x192)$'
-step 200 ab30.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=90 bash ci/ab_libraries.sh .device/s19a/build/final $B "$M" 3 $OUT/ab30_rows.log
-cat $OUT/ab30.log
-step 200 ab235.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=120 bash ci/ab_libraries.sh .device/s19a/build/final $B "$M" 2 $OUT/ab235_rows.log
-cat $OUT/ab235.log
-step 200 bench.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench.json; grep -v "^{" $OUT/bench.log | tail -16
-gzip $OUT/gpu_tests.log; echo "t=$SECONDS"
+# Session 19, run 3: the next tile's row indices copied into shared memory (cp.async groups) (.device/s19c) against the session start's library (.device/s19a):
+# every GPU test, the sanitizers, the A/B over alternating processes, the benchmark table.
+B=.device/s19c/build/final BASE=.device/s19a/build/final DIAG=0 bash ci/candidate_run.sh
