@@ -332,10 +332,10 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // This thread's 8 rows, computed once per tile; rows past the group's end read nothing and land as zeros.
-    // The gathered rows' indices are all loaded before any is used, without branches (from a clamped,
-    // valid position): loaded under `if (local < rows)`, ptxas put each load in its own branch with its
-    // division right behind it, 8 dependent L2 round trips a tile, 13-15 % of the ping-pong kernel's
-    // time (session 19 run 1: an identity row list as slow as random rows, the copy without a list fast).
+    // The gathered rows' indices are all loaded before any is used, branch-free from a clamped valid
+    // position (under `if (local < rows)` ptxas had put each load in its own branch with its division right
+    // behind it: 8 dependent L2 round trips at every tile's start; session 19 runs 1-2). A tile's start is on
+    // the ring's critical path: what delays its first copies stalls the consumers.
     int idx[kRows];
     if constexpr (AM == AMode::kGatherPair) {
       if (c.rows > 0) {
@@ -348,8 +348,8 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     }
     // Each row's source pointer for the next k-block, advanced right after a stage's copies are issued, so
     // that between a stage's empty barrier and its copies there is no address arithmetic: that path is part
-    // of the ring's round trip, which the 4 stages barely cover (session 19 run 7: ~20 more instructions
-    // there, 64-bit multiplies, made the ping-pong product 8-9 % slower).
+    // of the ring's round trip, which the 4 stages barely cover (session 19: a form with ~20 more
+    // instructions there ran 8-20 % slower, run 7; this one made GEMM 1 4-7 % and dH 8 % faster, run 8).
     const __nv_bfloat16* src[kRows];
     uint32_t valid_mask = 0;
 #pragma unroll
