@@ -15,7 +15,7 @@ import torch
 import deep_gemm
 from deep_gemm.kernels import sm90
 from deep_gemm.testing import cuda_time_ms
-from bench_moe import SHAPES  # noqa: E402
+from bench_moe import SHAPES  # benchmarks/ is on sys.path when run as a script
 
 
 def main():
