@@ -165,7 +165,12 @@ def variants(shape, T, E, K, routing="uniform"):
                 "ours MMAs only staged_tma (16)": wgrad(torch.bfloat16, which, 16, 65),
                 # debug bit 5 drops the consumers' proxy fence (timing only; no effect in run 6)
                 "ours MMAs only, no proxy fence": wgrad(torch.bfloat16, which, debug=97),
-                "ours without the proxy fence": wgrad(torch.bfloat16, which, debug=32)}
+                "ours without the proxy fence": wgrad(torch.bfloat16, which, debug=32),
+                # The wait_group 1 pipelines (8: lean, 4 stages; 10: staged, 3), whose previous chunk's wgmma
+                # are in flight when the fence (MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S) runs: with and without it.
+                **{f"{form} ({v}){tail}": wgrad(torch.bfloat16, which, v, dbg + extra)
+                   for v in (8, 10) for form, dbg in (("ours wait_group 1", 0), ("ours MMAs only, wait_group 1", 65))
+                   for tail, extra in (("", 0), (", no proxy fence", 32))}}
 
     def a_load(mode, fn):
         def run():

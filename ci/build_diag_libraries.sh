@@ -2,17 +2,19 @@
 # Builds (on the dev machine) the timing-diagnostic sm90 libraries next to the normal one, from the
 # working tree: .device/diag_nomma (PK_SM90_DIAG_NO_MMA: the m-grouped kernels without their wgmma),
 # .device/diag_noload (PK_SM90_DIAG_NO_LOADS: without their operand copies; see csrc/sm90/mainloop.cuh) and
-# .device/diag_nostore (PK_SM90_DIAG_NO_STORES: without the epilogues' stores from registers; epilogue.cuh).
+# .device/diag_nostore (PK_SM90_DIAG_NO_STORES: without the epilogues' stores from registers; epilogue.cuh) and
+# .device/diag_nofence (PK_SM90_DIAG_NO_PROXY_FENCE: without the consumers' per-k-block proxy fence).
 # Their outputs are garbage: time them only (benchmarks/interleaved.py with PK_LIBRARY_PATH set to
 # .device/diag_*/build/final), against the normal library, to see what bounds each kernel.
-#   PYTHON=/path/to/python bash ci/build_diag_libraries.sh [KIND ...]   (KIND: nomma noload nostore; default all)
+#   PYTHON=/path/to/python bash ci/build_diag_libraries.sh [KIND ...]   (KIND: nomma noload nostore nofence; default all)
 set -eu
 cd "$(git rev-parse --show-toplevel)"
-declare -A flag=([nomma]=PK_SM90_DIAG_NO_MMA [noload]=PK_SM90_DIAG_NO_LOADS [nostore]=PK_SM90_DIAG_NO_STORES)
+declare -A flag=([nomma]=PK_SM90_DIAG_NO_MMA [noload]=PK_SM90_DIAG_NO_LOADS [nostore]=PK_SM90_DIAG_NO_STORES
+                 [nofence]=PK_SM90_DIAG_NO_PROXY_FENCE)
 kinds=("$@")
-[ ${#kinds[@]} -eq 0 ] && kinds=(nomma noload nostore)
+[ ${#kinds[@]} -eq 0 ] && kinds=(nomma noload nostore nofence)
 for k in "${kinds[@]}"; do
-  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (nomma, noload, nostore)" >&2; exit 2; }
+  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (nomma, noload, nostore, nofence)" >&2; exit 2; }
 done
 for k in "${kinds[@]}"; do
   dir=.device/diag_$k

@@ -2,11 +2,12 @@
 # A candidate kernel library, checked and timed in one device run: every GPU test and the sanitizers on it, the
 # A/B against a base library over alternating processes (GEMM 1, dH, GEMM 1's plain ping-pong product gathered and
 # pre-gathered; GEMM 2 is the control), then the benchmark table. Logs under $OUT.
-#   B=NEW_BUILD_DIR BASE=OLD_BUILD_DIR [DIAG=1: also benchmarks/gather_diag.py] bash ci/candidate_run.sh
+#   B=NEW_BUILD_DIR BASE=OLD_BUILD_DIR [DIAG=1: also benchmarks/gather_diag.py] [AB_MATCH=REGEX] bash ci/candidate_run.sh
 source ci/device_run_lib.sh
 step 200 gpu_tests.log python3 -m pytest -q -m gpu tests/ -p no:cacheprovider; tail -1 $OUT/gpu_tests.log; grep -E "^FAILED" $OUT/gpu_tests.log | head
 step 120 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT; cat $OUT/san.log
-M='^(GEMM 1 default|dH default|GEMM 2 default|GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by cp.async), ping-pong 128x192)$'
+# AB_MATCH: the interleaved.py rows to compare (default: the m-grouped kernels the gathering producer runs in).
+M=${AB_MATCH:-'^(GEMM 1 default|dH default|GEMM 2 default|GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by cp.async), ping-pong 128x192)$'}
 step 200 ab30.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=90 bash ci/ab_libraries.sh $BASE $B "$M" 3 $OUT/ab30_rows.log
 cat $OUT/ab30.log
 step 200 ab235.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=120 bash ci/ab_libraries.sh $BASE $B "$M" 2 $OUT/ab235_rows.log

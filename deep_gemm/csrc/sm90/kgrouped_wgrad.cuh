@@ -249,25 +249,39 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
   return static_cast<int>((t.end - t.start + BK - 1) / BK);
 }
 
-// One operand's rows of a chunk by cp.async, for one producer thread: its 16-byte piece (at `col`,
-// already offset to the piece) of each of its rows rbase + 16 j, in every one of the kSpans 64-column
-// spans, into `stage` (its swizzled offset included). Rows at or past e0, or with an index outside
-// [0, num_rows), are zero-filled.
+// One operand's rows of a chunk, for one producer thread: the source of its 16-byte piece (at `col`, already
+// offset to the piece) of each of its rows rbase + 16 j, and which rows are valid (bit j). Rows at or past e0, or
+// with an index outside [0, num_rows), are zero-filled by issue_rows. Computed before the thread waits on the
+// stage's empty barrier, so that after the wait only the copies issue (session 19: in the m-grouped producers
+// the arithmetic between that wait and the copies sat on the ring's critical path).
 // Each row's address is one 32 x 32 -> 64-bit multiply-add (num_rows < 2^31 and the row pitch < 2^32
 // bytes are checked on the host): ~6 instead of ~12 SASS instructions a row with 64-bit signed
 // arithmetic, in the producer that bounds the kernel (ncu, session 6 run 10; −1..−5 %, run 11).
-template <int kSpans, int kBlockBytes, int kRows>
-__device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRows],
-                                             int64_t ld, int64_t num_rows, unsigned rbase, unsigned e0) {
+template <int kRows>
+__device__ __forceinline__ uint32_t row_sources(const __nv_bfloat16* col, const int (&idx)[kRows], int64_t ld,
+                                                int64_t num_rows, unsigned rbase, unsigned e0,
+                                                const __nv_bfloat16* (&src)[kRows]) {
   const uint32_t pitch = static_cast<uint32_t>(ld) * 2u;  // bytes
+  uint32_t valid = 0;
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
     const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<unsigned>(num_rows);
-    const __nv_bfloat16* g = reinterpret_cast<const __nv_bfloat16*>(
+    src[j] = reinterpret_cast<const __nv_bfloat16*>(
         reinterpret_cast<const char*>(col) + static_cast<uint64_t>(v ? static_cast<unsigned>(idx[j]) : 0u) * pitch);
-#pragma unroll
-    for (int q = 0; q < kSpans; ++q) cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
+    valid |= static_cast<uint32_t>(v) << j;
   }
+  return valid;
+}
+
+// The copies of row_sources' rows into `stage` (the thread's swizzled offset included), every one of the kSpans
+// 64-column spans of each row.
+template <int kSpans, int kBlockBytes, int kRows>
+__device__ __forceinline__ void issue_rows(uint32_t stage, const __nv_bfloat16* const (&src)[kRows], uint32_t valid) {
+#pragma unroll
+  for (int j = 0; j < kRows; ++j)
+#pragma unroll
+    for (int q = 0; q < kSpans; ++q)
+      cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, src[j] + q * 64, (valid >> j) & 1u ? 16u : 0u);
 }
 
 // ---- the kernel -------------------------------------------------------------------------------
@@ -419,24 +433,26 @@ __global__ void __launch_bounds__(kThreads, 1)
       int na[kRowsPerThread], nb[kRowsPerThread];
       if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
 
-      mbar_wait(empty_bar(s), phase ^ 1u);
-
       const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
       const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
       const bool full = row0 + BK <= cur.end;
       const bool no_loads = p.debug & 64;
       const bool a_tma = full && p.tma_side == 1;
       const bool b_tma = full && p.tma_side == 2;
-      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
       // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
       const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
       const unsigned e0 = static_cast<unsigned>(cur.end);
-      if (!a_tma && !no_loads)
-        gather_chunk<BM / 64, kBlockBytes>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
-                                           rbase, e0);
-      if (!b_tma && !no_loads)
-        gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
-                                           rbase, e0);
+      const __nv_bfloat16* src_a[kRowsPerThread];
+      const __nv_bfloat16* src_b[kRowsPerThread];
+      const uint32_t valid_a = row_sources(p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows, rbase, e0, src_a);
+      const uint32_t valid_b = row_sources(p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows, rbase, e0, src_b);
+
+      mbar_wait(empty_bar(s), phase ^ 1u);
+
+      // The gathered rows first: the identity side's TMA (thread 0) would otherwise hold back warp 0's copies.
+      if (!a_tma && !no_loads) issue_rows<BM / 64, kBlockBytes>(stage_a(s) + row_off, src_a, valid_a);
+      if (!b_tma && !no_loads) issue_rows<BN / 64, kBlockBytes>(stage_b(s) + row_off, src_b, valid_b);
+      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
       cp_async_arrive_noinc(full_bar(s));
       if (++s == kStages) {
         s = 0;

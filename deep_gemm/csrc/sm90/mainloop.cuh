@@ -215,6 +215,14 @@ constexpr bool kDiagNoLoads = true;
 #else
 constexpr bool kDiagNoLoads = false;
 #endif
+// PK_SM90_DIAG_NO_PROXY_FENCE drops the consumers' per-k-block proxy fence (MEMBAR.ALL.CTA +
+// FENCE.VIEW.ASYNC.S in SASS): what it costs the wait_group 1 forms, whose previous k-block's wgmma are in
+// flight when it runs. Racy where A comes by cp.async; time only.
+#ifdef PK_SM90_DIAG_NO_PROXY_FENCE
+constexpr bool kDiagNoProxyFence = true;
+#else
+constexpr bool kDiagNoProxyFence = false;
+#endif
 
 // A consumer warp releases a stage: to its own CTA, or with a cluster to both (the peer multicasts
 // into this CTA's copy of the stage too).
@@ -379,16 +387,18 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         cp_async_mbar_arrive_noinc(&full[s]);
         continue;
       }
-      if (t == 0) {
-        const bool gets_b = tile_gets_b<Cfg>(c);
-        mbar_arrive_expect_tx(&full[s], gets_b ? Cfg::kBBytes : 0);
-        if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
-      }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
         cp_async_16(a_dst + i * kStride * 128 + swz, src[i], ((valid_mask >> i) & 1u) * 16u);
+      }
+      // B's TMA after warp 0's A copies, which it would otherwise hold back. (The stage cannot complete before
+      // this thread's expect_tx arrival, so the order is free.)
+      if (t == 0) {
+        const bool gets_b = tile_gets_b<Cfg>(c);
+        mbar_arrive_expect_tx(&full[s], gets_b ? Cfg::kBBytes : 0);
+        if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
@@ -426,7 +436,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
-    fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
+    if constexpr (!kDiagNoProxyFence) fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
                                                      (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
     auto* b_ptr = reinterpret_cast<typename Cfg::T*>(smem_b + s * Cfg::kBBytes);
