@@ -166,6 +166,13 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
+// The same box only into L2 (no shared memory, no barrier): what a later tma_load_2d of it then reads from L2.
+__device__ __forceinline__ void tma_prefetch_l2_2d(const CUtensorMap* map, int col, int row) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global [%0, {%1, %2}];"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row)
+               : "memory");
+}
+
 // wgmma shared-memory descriptor, 128-byte swizzle. For an MN-major operand laid out as
 // [MN/64 blocks][K rows][64 elements], LBO = stride between 64-wide MN blocks and
 // SBO = stride between 8-row groups of K (CuTe: ((8,n),(8,k)):((1,LBO),(8,SBO)) in 16-byte units).
@@ -449,11 +456,25 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       mbar_wait(empty_bar(s), phase ^ 1u);
 
-      // The gathered rows first: the identity side's TMA (thread 0) would otherwise hold back warp 0's copies.
+      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
       if (!a_tma && !no_loads) issue_rows<BM / 64, kBlockBytes>(stage_a(s) + row_off, src_a, valid_a);
       if (!b_tma && !no_loads) issue_rows<BN / 64, kBlockBytes>(stage_b(s) + row_off, src_b, valid_b);
-      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
       cp_async_arrive_noinc(full_bar(s));
+      // The identity side of the chunk after this one into L2 (thread 0): its TMA load is issued only when
+      // that chunk's stage frees, one chunk from now with 2 stages, and then waits a DRAM round trip (dz and
+      // hw are streamed). With a cluster each CTA prefetches the half of the boxes it will load.
+      if (pt == 0 && p.tma_side != 0 && !no_loads && unit < p.num_units) {
+        const int npc = chunk + ti.rot < ti.nch ? chunk + ti.rot : chunk + ti.rot - ti.nch;
+        const int64_t nrow0 = ti.start + static_cast<int64_t>(npc) * BK;
+        if (nrow0 + BK <= ti.end) {  // a full chunk (a partial one goes through cp.async)
+          const bool a_side = p.tma_side == 1;
+          const int cols = a_side ? BM : BN, col0 = a_side ? ti.m0 : ti.n0;
+          const int q0 = MC ? rank * (cols / 128) : 0, q1 = MC ? (rank + 1) * (cols / 128) : cols / 64;
+          for (int q = q0; q < q1; ++q)
+#pragma unroll
+            for (int h = 0; h < BK / 64; ++h) tma_prefetch_l2_2d(&tma_map, col0 + q * 64, static_cast<int>(nrow0) + 64 * h);
+        }
+      }
       if (++s == kStages) {
         s = 0;
         phase ^= 1u;
