@@ -142,9 +142,9 @@ def variants(shape, T, E, K, routing="uniform"):
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
             for dt in (torch.float32, torch.bfloat16)}
 
-    def wgrad(dt, which, variant=0, debug=0, accumulate=False):
+    def wgrad(dt, which, variant=0, debug=0, accumulate=False, use_tma=True):
         o2, o13 = outs[dt]
-        kw = dict(_variant=variant, _debug=debug, accumulate=accumulate)
+        kw = dict(_variant=variant, _debug=debug, accumulate=accumulate, _use_tma=use_tma)
         if which == "dW2":
             return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, **kw)
         return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, **kw)
@@ -170,7 +170,11 @@ def variants(shape, T, E, K, routing="uniform"):
                 # are in flight when the fence (MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S) runs: with and without it.
                 **{f"{form} ({v}){tail}": wgrad(torch.bfloat16, which, v, dbg + extra)
                    for v in (8, 10) for form, dbg in (("ours wait_group 1", 0), ("ours MMAs only, wait_group 1", 65))
-                   for tail, extra in (("", 0), (", no proxy fence", 32))}}
+                   for tail, extra in (("", 0), (", no proxy fence", 32))},
+                # The identity side (dz for dW1, hw for dW2) by cp.async like the gathered one instead of by TMA
+                # (session 20 run 3: TMA prefetches of it into L2 made the kernel 3-15 % slower)
+                "ours, identity side by cp.async": wgrad(torch.bfloat16, which, use_tma=False),
+                "ours loads only, identity side by cp.async": wgrad(torch.bfloat16, which, debug=3, use_tma=False)}
 
     def a_load(mode, fn):
         def run():

@@ -166,13 +166,6 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
-// The same box only into L2 (no shared memory, no barrier): what a later tma_load_2d of it then reads from L2.
-__device__ __forceinline__ void tma_prefetch_l2_2d(const CUtensorMap* map, int col, int row) {
-  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global [%0, {%1, %2}];"
-               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row)
-               : "memory");
-}
-
 // wgmma shared-memory descriptor, 128-byte swizzle. For an MN-major operand laid out as
 // [MN/64 blocks][K rows][64 elements], LBO = stride between 64-wide MN blocks and
 // SBO = stride between 8-row groups of K (CuTe: ((8,n),(8,k)):((1,LBO),(8,SBO)) in 16-byte units).
@@ -256,39 +249,25 @@ __device__ __forceinline__ int num_chunks(const TileInfo& t) {
   return static_cast<int>((t.end - t.start + BK - 1) / BK);
 }
 
-// One operand's rows of a chunk, for one producer thread: the source of its 16-byte piece (at `col`, already
-// offset to the piece) of each of its rows rbase + 16 j, and which rows are valid (bit j). Rows at or past e0, or
-// with an index outside [0, num_rows), are zero-filled by issue_rows. Computed before the thread waits on the
-// stage's empty barrier, so that after the wait only the copies issue (session 19: in the m-grouped producers
-// the arithmetic between that wait and the copies sat on the ring's critical path).
+// One operand's rows of a chunk by cp.async, for one producer thread: its 16-byte piece (at `col`,
+// already offset to the piece) of each of its rows rbase + 16 j, in every one of the kSpans 64-column
+// spans, into `stage` (its swizzled offset included). Rows at or past e0, or with an index outside
+// [0, num_rows), are zero-filled.
 // Each row's address is one 32 x 32 -> 64-bit multiply-add (num_rows < 2^31 and the row pitch < 2^32
 // bytes are checked on the host): ~6 instead of ~12 SASS instructions a row with 64-bit signed
 // arithmetic, in the producer that bounds the kernel (ncu, session 6 run 10; −1..−5 %, run 11).
-template <int kRows>
-__device__ __forceinline__ uint32_t row_sources(const __nv_bfloat16* col, const int (&idx)[kRows], int64_t ld,
-                                                int64_t num_rows, unsigned rbase, unsigned e0,
-                                                const __nv_bfloat16* (&src)[kRows]) {
+template <int kSpans, int kBlockBytes, int kRows>
+__device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16* col, const int (&idx)[kRows],
+                                             int64_t ld, int64_t num_rows, unsigned rbase, unsigned e0) {
   const uint32_t pitch = static_cast<uint32_t>(ld) * 2u;  // bytes
-  uint32_t valid = 0;
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
     const bool v = rbase + 16u * j < e0 && static_cast<unsigned>(idx[j]) < static_cast<unsigned>(num_rows);
-    src[j] = reinterpret_cast<const __nv_bfloat16*>(
+    const __nv_bfloat16* g = reinterpret_cast<const __nv_bfloat16*>(
         reinterpret_cast<const char*>(col) + static_cast<uint64_t>(v ? static_cast<unsigned>(idx[j]) : 0u) * pitch);
-    valid |= static_cast<uint32_t>(v) << j;
+#pragma unroll
+    for (int q = 0; q < kSpans; ++q) cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
   }
-  return valid;
-}
-
-// The copies of row_sources' rows into `stage` (the thread's swizzled offset included), every one of the kSpans
-// 64-column spans of each row.
-template <int kSpans, int kBlockBytes, int kRows>
-__device__ __forceinline__ void issue_rows(uint32_t stage, const __nv_bfloat16* const (&src)[kRows], uint32_t valid) {
-#pragma unroll
-  for (int j = 0; j < kRows; ++j)
-#pragma unroll
-    for (int q = 0; q < kSpans; ++q)
-      cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, src[j] + q * 64, (valid >> j) & 1u ? 16u : 0u);
 }
 
 // ---- the kernel -------------------------------------------------------------------------------
@@ -440,41 +419,25 @@ __global__ void __launch_bounds__(kThreads, 1)
       int na[kRowsPerThread], nb[kRowsPerThread];
       if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
 
+      mbar_wait(empty_bar(s), phase ^ 1u);
+
       const int pc = cur_chunk + cur.rot < cur.nch ? cur_chunk + cur.rot : cur_chunk + cur.rot - cur.nch;
       const int64_t row0 = cur.start + static_cast<int64_t>(pc) * BK;
       const bool full = row0 + BK <= cur.end;
       const bool no_loads = p.debug & 64;
       const bool a_tma = full && p.tma_side == 1;
       const bool b_tma = full && p.tma_side == 2;
+      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
       // This thread's row j: rbase + 16 j (unsigned: no wrap below 2^31 + BK).
       const unsigned rbase = static_cast<unsigned>(row0) + static_cast<unsigned>(row_in);
       const unsigned e0 = static_cast<unsigned>(cur.end);
-      const __nv_bfloat16* src_a[kRowsPerThread];
-      const __nv_bfloat16* src_b[kRowsPerThread];
-      const uint32_t valid_a = row_sources(p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows, rbase, e0, src_a);
-      const uint32_t valid_b = row_sources(p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows, rbase, e0, src_b);
-
-      mbar_wait(empty_bar(s), phase ^ 1u);
-
-      issue_identity_tma(cur, s, row0, a_tma, b_tma, no_loads);
-      if (!a_tma && !no_loads) issue_rows<BM / 64, kBlockBytes>(stage_a(s) + row_off, src_a, valid_a);
-      if (!b_tma && !no_loads) issue_rows<BN / 64, kBlockBytes>(stage_b(s) + row_off, src_b, valid_b);
+      if (!a_tma && !no_loads)
+        gather_chunk<BM / 64, kBlockBytes>(stage_a(s) + row_off, p.a + cur.m0 + piece * 8, ia, p.M, p.a_num_rows,
+                                           rbase, e0);
+      if (!b_tma && !no_loads)
+        gather_chunk<BN / 64, kBlockBytes>(stage_b(s) + row_off, p.b + cur.n0 + piece * 8, ib, p.N, p.b_num_rows,
+                                           rbase, e0);
       cp_async_arrive_noinc(full_bar(s));
-      // The identity side of the chunk after this one into L2 (thread 0): its TMA load is issued only when
-      // that chunk's stage frees, one chunk from now with 2 stages, and then waits a DRAM round trip (dz and
-      // hw are streamed). With a cluster each CTA prefetches the half of the boxes it will load.
-      if (pt == 0 && p.tma_side != 0 && !no_loads && unit < p.num_units) {
-        const int npc = chunk + ti.rot < ti.nch ? chunk + ti.rot : chunk + ti.rot - ti.nch;
-        const int64_t nrow0 = ti.start + static_cast<int64_t>(npc) * BK;
-        if (nrow0 + BK <= ti.end) {  // a full chunk (a partial one goes through cp.async)
-          const bool a_side = p.tma_side == 1;
-          const int cols = a_side ? BM : BN, col0 = a_side ? ti.m0 : ti.n0;
-          const int q0 = MC ? rank * (cols / 128) : 0, q1 = MC ? (rank + 1) * (cols / 128) : cols / 64;
-          for (int q = q0; q < q1; ++q)
-#pragma unroll
-            for (int h = 0; h < BK / 64; ++h) tma_prefetch_l2_2d(&tma_map, col0 + q * 64, static_cast<int>(nrow0) + 64 * h);
-        }
-      }
       if (++s == kStages) {
         s = 0;
         phase ^= 1u;
