@@ -142,9 +142,9 @@ def variants(shape, T, E, K, routing="uniform"):
     outs = {dt: (torch.empty(E, H, I, device=dev, dtype=dt), torch.empty(E, 2 * I, H, device=dev, dtype=dt))
             for dt in (torch.float32, torch.bfloat16)}
 
-    def wgrad(dt, which, variant=0, debug=0, accumulate=False, use_tma=True):
+    def wgrad(dt, which, variant=0, debug=0, accumulate=False, use_tma=True, block_n=0):
         o2, o13 = outs[dt]
-        kw = dict(_variant=variant, _debug=debug, accumulate=accumulate, _use_tma=use_tma)
+        kw = dict(_variant=variant, _debug=debug, accumulate=accumulate, _use_tma=use_tma, _block_n=block_n)
         if which == "dW2":
             return lambda: k_grouped_wgrad(dy, tok, hw, None, off, o2, **kw)
         return lambda: k_grouped_wgrad(dz, None, x, tok, off, o13, **kw)
@@ -174,7 +174,12 @@ def variants(shape, T, E, K, routing="uniform"):
                 # The identity side (dz for dW1, hw for dW2) by cp.async like the gathered one instead of by TMA
                 # (session 20 run 3: TMA prefetches of it into L2 made the kernel 3-15 % slower)
                 "ours, identity side by cp.async": wgrad(torch.bfloat16, which, use_tma=False),
-                "ours loads only, identity side by cp.async": wgrad(torch.bfloat16, which, debug=3, use_tma=False)}
+                "ours loads only, identity side by cp.async": wgrad(torch.bfloat16, which, debug=3, use_tma=False),
+                # 128 x 128 tiles (the default pipeline, 128-row chunks): with -DPK_SM90_DIAG_WGRAD_BN128_STAGES=3 the
+                # same with a third stage (an A/B across libraries)
+                "ours 128x128 tiles": wgrad(torch.bfloat16, which, block_n=128),
+                "ours 128x128 tiles, loads only": wgrad(torch.bfloat16, which, debug=3, block_n=128),
+                "ours 128x128 tiles, MMAs only": wgrad(torch.bfloat16, which, debug=65, block_n=128)}
 
     def a_load(mode, fn):
         def run():

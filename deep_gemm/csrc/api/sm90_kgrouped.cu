@@ -138,9 +138,15 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 // fp32 ones too with F32) with `PEND` wgmma chunks in flight: 3 stages next to the staging tile at
 // 128 x 256, 4 at 128 x 128. The staging tile holds 64 rows per consumer warpgroup, so 256 x 128
 // tiles take the unstaged lean pipeline instead.
+// Timing-diagnostic builds only (never in a wheel): PK_SM90_DIAG_WGRAD_BN128_STAGES=3 gives the 128-row-chunk
+// pipeline (19) a third stage at 128 x 128 tiles (3 x 64 KiB + the 32 KiB staging fit; at 128 x 256 they do not), to
+// see what one more chunk in flight buys at the same chunk size.
+#ifndef PK_SM90_DIAG_WGRAD_BN128_STAGES
+#define PK_SM90_DIAG_WGRAD_BN128_STAGES 2
+#endif
 template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
-  constexpr int kStages = BK == 128 ? 2 : BN == 256 && !SPLIT ? 3 : 4;
+  constexpr int kStages = BK == 128 ? (BN == 128 ? PK_SM90_DIAG_WGRAD_BN128_STAGES : 2) : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
     launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT>>(p, map, max_ctas, stream);
   else
