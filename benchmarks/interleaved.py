@@ -160,6 +160,8 @@ def variants(shape, T, E, K, routing="uniform"):
         return {"pre-gathered copies, ours": lambda: k_grouped_wgrad(a, None, b, None, off, out),
                 "pre-gathered copies, torch _grouped_mm": lambda: torch._grouped_mm(a.t(), b, offs=ends),
                 "ours loads only": wgrad(torch.bfloat16, which, debug=3),
+                "ours without the epilogue stores": wgrad(torch.bfloat16, which, debug=1),
+                "ours MMAs and epilogue, no loads": wgrad(torch.bfloat16, which, debug=64),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
                 "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
                 "ours MMAs only staged_tma (16)": wgrad(torch.bfloat16, which, 16, 65),
