@@ -59,25 +59,20 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //   SPLIT  (with TMA_STORE) a 16 KiB staging buffer per consumer warpgroup instead of a whole tile's
 //          rows: tiles leave in column passes (bf16 128 columns, fp32 64), each pass after the
 //          previous one's TMA reads. The 32 KiB saved make room for two 96 KiB stages of 128-row chunks.
-//   DIRECT_TAIL (with SPLIT) a bf16 tile's last column pass leaves straight from the registers (16-byte stores
-//          after a quad transpose) instead of waiting for the TMA engine to have read the previous pass out of
-//          the staging buffer (session 20 run 7: the epilogue stores cost the bf16 default 6-16 %).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, bool DIRECT_TAIL_ = false>
+          bool SPLIT_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static_assert(!TMA_STORE_ || STAGED_, "the TMA store goes through the staging buffer");
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
-  static_assert(!DIRECT_TAIL_ || SPLIT_, "the direct last pass is a form of the column passes");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
-  static constexpr bool DIRECT_TAIL = DIRECT_TAIL_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -273,36 +268,6 @@ __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16
 #pragma unroll
     for (int q = 0; q < kSpans; ++q) cp_async_16(stage + j * 16 * kSpanBytes + q * kBlockBytes, g + q * 64, v ? 16u : 0u);
   }
-}
-
-// One m64 accumulator fragment's columns [32 g_begin, 32 g_end) as bf16, straight from the registers: the 4 lanes
-// of a quad transpose their packed pairs of 4 column groups (3 shuffle rounds) so that each lane stores 8
-// consecutive columns (16 bytes) and a row's 64 bytes of a group go out in one instruction. (Storing each lane's
-// 4-byte pair directly, half-sector writes, made dW1 12% slower than the fp32 store on an H200.) `row` points at
-// column 0 of this lane's first row (row 16 warp + lane / 4 of the fragment); its second row is 8 rows below.
-template <int kAccRegs>
-__device__ __forceinline__ void store_bf16_quads(const float (&a_)[kAccRegs], __nv_bfloat16* row, int64_t ld,
-                                                 int lane, int g_begin, int g_end) {
-  const int q = lane & 3;
-#pragma unroll
-  for (int h = 0; h < 2; ++h)
-#pragma unroll
-    for (int g4 = 0; g4 < kAccRegs / 16; ++g4) {
-      if (g4 < g_begin || g4 >= g_end) continue;  // (compile-time after unrolling where the bounds are)
-      uint32_t own[4], Q[4] = {0u, 0u, 0u, 0u};
-#pragma unroll
-      for (int jj = 0; jj < 4; ++jj) own[jj] = pack_bf16x2(a_[4 * (4 * g4 + jj) + 2 * h], a_[4 * (4 * g4 + jj) + 2 * h + 1]);
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        // round r: lane s sends own[(s + r) & 3] to lane (s + r) & 3, which files it as Q[s]
-        const int send = (q + r) & 3, from = (q - r) & 3;
-        const uint32_t v = send == 0 ? own[0] : send == 1 ? own[1] : send == 2 ? own[2] : own[3];
-        const uint32_t got = r == 0 ? v : __shfl_sync(0xffffffffu, v, (lane & ~3) | from);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) Q[i] = i == from ? got : Q[i];
-      }
-      *reinterpret_cast<uint4*>(row + static_cast<int64_t>(8 * h) * ld + 8 * (4 * g4 + q)) = make_uint4(Q[0], Q[1], Q[2], Q[3]);
-    }
 }
 
 // ---- the kernel -------------------------------------------------------------------------------
@@ -594,12 +559,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           const bool issuer = t == 0;
 #pragma unroll
           for (int pass = 0; pass < BN / kCols; ++pass) {
-            if (P::DIRECT_TAIL && pass > 0 && pass == BN / kCols - 1) {
-              const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + warp * 16 + (lane >> 2);
-              store_bf16_quads(acc[0], p.out_bf16 + orow * p.N + ti.n0, p.N, lane, pass * kCols / 32,
-                               (pass + 1) * kCols / 32);
-              break;
-            }
             // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
             StagedTile<kCols>::template write<64>([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw,
                                                   issuer);
@@ -691,7 +650,31 @@ __global__ void __launch_bounds__(kThreads, 1)
         float* base = p.out + obase;
         const float* a_ = acc[mb];
         if (p.out_bf16 != nullptr) {
-          store_bf16_quads(acc[mb], p.out_bf16 + orow * p.N + ti.n0, p.N, lane, 0, BN / 32);
+          // bf16: the 4 lanes of a quad transpose their packed pairs of 4 column groups (3 shuffle
+          // rounds) so that each lane stores 8 consecutive columns (16 bytes) and a row's 64 bytes go
+          // out in one instruction. (Storing each lane's 4-byte pair directly, half-sector writes, made
+          // dW1 12% slower than the fp32 store on an H200.)
+          const int q = lane & 3;
+          __nv_bfloat16* bbase = p.out_bf16 + orow * p.N + ti.n0;
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int g4 = 0; g4 < BN / 32; ++g4) {
+              uint32_t own[4], Q[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+              for (int jj = 0; jj < 4; ++jj) own[jj] = pack_bf16x2(a_[4 * (4 * g4 + jj) + 2 * h], a_[4 * (4 * g4 + jj) + 2 * h + 1]);
+#pragma unroll
+              for (int r = 0; r < 4; ++r) {
+                // round r: lane s sends own[(s + r) & 3] to lane (s + r) & 3, which files it as Q[s]
+                const int send = (q + r) & 3, from = (q - r) & 3;
+                const uint32_t v = send == 0 ? own[0] : send == 1 ? own[1] : send == 2 ? own[2] : own[3];
+                const uint32_t got = r == 0 ? v : __shfl_sync(0xffffffffu, v, (lane & ~3) | from);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) Q[i] = i == from ? got : Q[i];
+              }
+              *reinterpret_cast<uint4*>(bbase + static_cast<int64_t>(8 * h) * p.N + 8 * (4 * g4 + q)) =
+                  make_uint4(Q[0], Q[1], Q[2], Q[3]);
+            }
         } else if (p.accumulate) {
           // Loads of a batch are all issued before its stores, so their latencies overlap.
           constexpr int kBatch = 4;
