@@ -8,10 +8,7 @@ step 200 gpu_tests.log python3 -m pytest -q -m gpu tests/ -p no:cacheprovider; t
 step 120 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT; cat $OUT/san.log
 # AB_MATCH: the interleaved.py rows to compare (default: the m-grouped kernels the gathering producer runs in).
 M=${AB_MATCH:-'^(GEMM 1 default|dH default|GEMM 2 default|GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by cp.async), ping-pong 128x192)$'}
-step 200 ab30.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=90 bash ci/ab_libraries.sh $BASE $B "$M" 3 $OUT/ab30_rows.log
-cat $OUT/ab30.log
-step 200 ab235.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=120 bash ci/ab_libraries.sh $BASE $B "$M" 2 $OUT/ab235_rows.log
-cat $OUT/ab235.log
+ab_shapes $BASE $B "$M"
 if [ "${DIAG:-0}" = 1 ]; then step 60 diag.log python3 benchmarks/gather_diag.py; cat $OUT/diag.log; fi
 step 200 bench.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench.json; grep -v "^{" $OUT/bench.log | tail -16
 gzip $OUT/gpu_tests.log; echo "t=$SECONDS"

@@ -7,3 +7,14 @@ export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
 SECONDS=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
 step() { local t=$1 log=$2; shift 2; timeout $t "$@" > $OUT/$log 2>&1; local r=$?; echo "[$log] rc=$r t=$SECONDS"; [ $r -eq 124 ] && { tail -3 $OUT/$log; exit 124; }; return 0; }
+# ab_shapes OLD_BUILD NEW_BUILD REGEX [TAG]: ci/ab_libraries.sh at 30B (AB_N30 processes, default 3) and at 235B (AB_N235,
+# default 2) on the interleaved.py rows REGEX matches; logs $OUT/ab30TAG.log, ab235TAG.log (+ _rows.log), printed.
+ab_shapes() {
+  local old=$1 new=$2 m=$3 tag=${4:-}
+  step 200 ab30$tag.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=90 bash ci/ab_libraries.sh $old $new "$m" ${AB_N30:-3} $OUT/ab30${tag}_rows.log
+  cat $OUT/ab30$tag.log
+  step 200 ab235$tag.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=120 bash ci/ab_libraries.sh $old $new "$m" ${AB_N235:-2} $OUT/ab235${tag}_rows.log
+  cat $OUT/ab235$tag.log
+}
+# interleaved_step LOG ARG...: benchmarks/interleaved.py ARG... in one process into $OUT/LOG, its tables printed.
+interleaved_step() { local log=$1; shift; step 200 $log python3 benchmarks/interleaved.py "$@"; grep -E "^\||^[0-9]+b" $OUT/$log; }

@@ -7,10 +7,6 @@ B=.device/s19f/build/final
 source ci/device_run_lib.sh
 NF=.device/diag_nofence/build/final
 M='^(GEMM 1 default|dH default|GEMM 2 default|dX default|GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by (cp.async|tma)), ping-pong 128x192)$'
-step 170 ab30.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=80 bash ci/ab_libraries.sh $B $NF "$M" 2 $OUT/ab30_rows.log
-cat $OUT/ab30.log
-step 230 ab235.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=110 bash ci/ab_libraries.sh $B $NF "$M" 2 $OUT/ab235_rows.log
-cat $OUT/ab235.log
-step 170 wgrad.log python3 benchmarks/interleaved.py --rounds 5 --match 'bf16 out, ours (wait_group 1|MMAs only|without the proxy)|^dW[12] bf16 out$'
-grep -E "^\||^[0-9]+b" $OUT/wgrad.log
+AB_N30=2 ab_shapes $B $NF "$M"
+interleaved_step wgrad.log --rounds 5 --match 'bf16 out, ours (wait_group 1|MMAs only|without the proxy)|^dW[12] bf16 out$'
 echo "t=$SECONDS"

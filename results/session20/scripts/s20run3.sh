@@ -9,10 +9,7 @@ BASE=.device/s19f/build/final C=.device/s20c/build/final D=.device/s20d/build/fi
 M='^(GEMM 2 default|dW[12] (bf16|fp32) out|dW[12] fp32 accumulate, wgrad variant staged_tma)$'
 for pair in "base:$BASE:c:$C" "c:$C:d:$D"; do
   IFS=: read -r n1 l1 n2 l2 <<< "$pair"
-  step 200 ab30_${n1}_${n2}.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=60 bash ci/ab_libraries.sh $l1 $l2 "$M" 3 $OUT/ab30_${n1}_${n2}_rows.log
-  cat $OUT/ab30_${n1}_${n2}.log
-  step 200 ab235_${n1}_${n2}.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=80 bash ci/ab_libraries.sh $l1 $l2 "$M" 2 $OUT/ab235_${n1}_${n2}_rows.log
-  cat $OUT/ab235_${n1}_${n2}.log
+  ab_shapes $l1 $l2 "$M" _${n1}_${n2}
 done
 for n in c d; do
   L=$C; [ $n = d ] && L=$D

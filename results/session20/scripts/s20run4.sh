@@ -4,7 +4,6 @@
 # HEAD's library (its kernels are .device/s19f's).
 B=.device/s19f/build/final
 source ci/device_run_lib.sh
-step 200 wgrad.log python3 benchmarks/interleaved.py --rounds 7 \
+interleaved_step wgrad.log --rounds 7 \
   --match '^dW[12] bf16 out$|bf16 out, ours( loads only)?, identity side by cp.async$|bf16 out, ours (loads only|MMAs only)$'
-grep -E "^\||^[0-9]+b" $OUT/wgrad.log
 echo "t=$SECONDS"

@@ -3,7 +3,6 @@
 # (run 4: 235B dW1 -7.7 % with wide spreads, 30B +0.7 / +3.5 %), with dW1's opt-in 2-CTA pairs sharing dz. HEAD's library.
 B=.device/s19f/build/final
 source ci/device_run_lib.sh
-step 200 wgrad.log python3 benchmarks/interleaved.py --rounds 15 --seed 5 \
+interleaved_step wgrad.log --rounds 15 --seed 5 \
   --match '^dW[12] bf16 out$|bf16 out, ours, identity side by cp.async$|^dW1 bf16 out, 2-CTA pairs sharing dz'
-grep -E "^\||^[0-9]+b" $OUT/wgrad.log
 echo "t=$SECONDS"

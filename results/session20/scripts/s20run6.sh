@@ -7,8 +7,5 @@ B=.device/s19f/build/final
 source ci/device_run_lib.sh
 D3=.device/diag_wgrad3/build/final
 M='^dW[12] bf16 out(, ours 128x128 tiles(, loads only|, MMAs only)?)?$'
-step 150 ab30.log env AB_ARGS="--shapes 30b" AB_TIMEOUT=45 bash ci/ab_libraries.sh $B $D3 "$M" 3 $OUT/ab30_rows.log
-cat $OUT/ab30.log
-step 150 ab235.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=60 bash ci/ab_libraries.sh $B $D3 "$M" 2 $OUT/ab235_rows.log
-cat $OUT/ab235.log
+ab_shapes $B $D3 "$M"
 echo "t=$SECONDS"

@@ -3,7 +3,6 @@
 # epilogue stores (debug 1), loads only (3), MMAs and epilogue without loads (64), MMAs only (65).
 B=.device/s19f/build/final
 source ci/device_run_lib.sh
-step 200 wgrad.log python3 benchmarks/interleaved.py --rounds 9 --seed 7 \
+interleaved_step wgrad.log --rounds 9 --seed 7 \
   --match '^dW[12] bf16 out(, ours (loads only|MMAs only|without the epilogue stores|MMAs and epilogue, no loads))?$'
-grep -E "^\||^[0-9]+b" $OUT/wgrad.log
 echo "t=$SECONDS"

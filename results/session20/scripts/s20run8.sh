@@ -7,8 +7,7 @@ B=.device/s20e/build/final
 source ci/device_run_lib.sh
 step 200 gpu_tests.log python3 -m pytest -q -m gpu tests/ -p no:cacheprovider; tail -1 $OUT/gpu_tests.log; grep -E "^FAILED" $OUT/gpu_tests.log | head
 step 120 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT; cat $OUT/san.log
-step 150 wgrad.log python3 benchmarks/interleaved.py --rounds 9 --seed 8 \
+interleaved_step wgrad.log --rounds 9 --seed 8 \
   --match '^dW[12] bf16 out(, wgrad variant split_bk128(_direct_tail)?|, ours without the epilogue stores)?$'
-grep -E "^\||^[0-9]+b" $OUT/wgrad.log
 step 200 bench.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench.json; grep -v "^{" $OUT/bench.log | tail -16
 gzip $OUT/gpu_tests.log; rm -f $OUT/sanitize_*.log; echo "t=$SECONDS"
