@@ -28,7 +28,9 @@ VARIANTS = {
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead)
     "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
-                         # 2 stages: DEFAULT (bf16 out; accumulate, B identity)
+                         # 2 stages: DEFAULT (accumulate, B identity)
+    "split_bk128_defer_tail": 21,  # split_bk128 with a bf16 tile's last pass written during the next tile's first
+                                   # chunk: DEFAULT (bf16 out)
 }
 
 

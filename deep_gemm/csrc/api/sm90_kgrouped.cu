@@ -35,6 +35,8 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //  19  16 with a 16 KiB staging buffer per consumer warpgroup (tiles leave in column passes: bf16
 //      128, fp32 64 columns) and 128-row chunks: 2 stages of 96 KiB, wait_group 0 (half the
 //      per-chunk handshakes and drains of 16).
+//  21  19 with a bf16 tile's last column pass held in registers (packed) and written out while the next tile's
+//      first chunk of wgmma runs (setmaxnreg 72 / 216 / 216); fp32 outs as 19.
 // (22, session 6: 16 rebuilding its wgmma descriptors every chunk, as every pipeline did before; the
 // A/B of the loop with precomputed descriptors, 7-13 % slower, results/session6/run6; removed.)
 // (23, session 6: 16 with the gather's earlier 64-bit row arithmetic, the A/B of the 32-bit form: 1-5 %
@@ -56,7 +58,10 @@ constexpr int kDefaultVariant = 8;
 // 19 vs 16: 30B dW2 0.855 vs 0.894 ms, dW1 1.612 vs 1.690; 235B dW2 3.190 vs 3.285-3.465, dW1 6.374 vs
 // 6.446-6.606 (16 twice in each round: as the default and by its id). Session 6's fixed-order run 1 had
 // 19 1-4 % behind 16, before the chunk-loop and gather changes that followed it.
-constexpr int kDefaultVariantBf16 = 19;
+// Session 20: 21, 19 with a bf16 tile's second column pass held in registers and written out during the next tile's
+// first chunk (candidate; run 9 measures it against 19). (20, the second pass stored straight from the registers, was
+// 7-10 % slower than 19 in run 8: removed.)
+constexpr int kDefaultVariantBf16 = 21;
 // fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
 // interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
@@ -70,7 +75,7 @@ constexpr int kDefaultVariantAccumulate = 16;
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
-inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19; }
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -144,11 +149,12 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 #ifndef PK_SM90_DIAG_WGRAD_BN128_STAGES
 #define PK_SM90_DIAG_WGRAD_BN128_STAGES 2
 #endif
-template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64>
+template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
+          bool DEFER_TAIL = false>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? (BN == 128 ? PK_SM90_DIAG_WGRAD_BN128_STAGES : 2) : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
@@ -171,6 +177,9 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 19:
       launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, map, max_ctas, stream);
       break;
+    case 21:
+      launch_staged<BM, BN, MC, 0, true, true, true, 128, true>(p, map, max_ctas, stream);
+      break;
     default:  // 8
       launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
   }
@@ -190,7 +199,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16 or 19 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -231,7 +240,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16 or 19, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

@@ -197,13 +197,15 @@ struct StagedTile {
   // waits for its own) have read the buffer, write the accumulators to it as bf16 (kBoxCols = 0:
   // row-major [64][BN], pitch kRowBytes; else the TMA boxes of stmatrix_boxes<kBoxCols>), and make
   // the writes visible to the async proxy.
-  template <int kBoxCols = 0, class Accum>
+  // kPacked (boxes only): acc(k) is already the packed bf16 pair of values 2k, 2k + 1.
+  template <int kBoxCols = 0, bool kPacked = false, class Accum>
   __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer) {
+    static_assert(!kPacked || kBoxCols != 0, "packed pairs go to the TMA boxes");
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
     if (issuer) bulk_wait_read_all();
     named_bar_sync(bar_id, 128);
     if constexpr (kBoxCols == 0) stmatrix_rows(acc, buf);
-    else stmatrix_boxes<kBoxCols>(acc, buf);
+    else stmatrix_boxes<kBoxCols, kPacked>(acc, buf);
     fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
     named_bar_sync(bar_id, 128);
   }
@@ -218,7 +220,7 @@ struct StagedTile {
   // piece j of row r at j ^ (r % 8)), 32 columns with the 64-byte one (j ^ ((r / 2) % 4)); so one TMA
   // tensor store per box writes them out, and the 8 rows of a stmatrix matrix land in 8 different bank
   // groups. Needs buf 1024-byte aligned and 64 * BN * 2 bytes (not more than the padded layout's).
-  template <int kBoxCols = 64, class Accum>
+  template <int kBoxCols = 64, bool kPacked = false, class Accum>
   __device__ __forceinline__ static void stmatrix_boxes(const Accum& acc, uint32_t buf) {
     static_assert((kBoxCols == 64 || kBoxCols == 32) && BN % kBoxCols == 0, "box width");
     constexpr int kRowBytes = kBoxCols * 2;
@@ -232,9 +234,11 @@ struct StagedTile {
       const int col = 16 * jj + 8 * (q >> 1);  // first column of this lane's matrix row
       const uint32_t addr =
           row_base + (col / kBoxCols) * (64 * kRowBytes) + ((((col % kBoxCols) / 8) ^ swz) << 4);
-      const int v = 8 * jj;
-      stmatrix_x4(addr, pack_bf16x2(acc(v), acc(v + 1)), pack_bf16x2(acc(v + 2), acc(v + 3)),
-                  pack_bf16x2(acc(v + 4), acc(v + 5)), pack_bf16x2(acc(v + 6), acc(v + 7)));
+      auto pair = [&](int k) -> uint32_t {  // the bf16 pair of values 2k, 2k + 1
+        if constexpr (kPacked) return acc(k);
+        else return pack_bf16x2(acc(2 * k), acc(2 * k + 1));
+      };
+      stmatrix_x4(addr, pair(4 * jj), pair(4 * jj + 1), pair(4 * jj + 2), pair(4 * jj + 3));
     }
   }
   // Output row (sorted row, or out_rows[sorted row]) of staging row i of warpgroup wg; -1 past the

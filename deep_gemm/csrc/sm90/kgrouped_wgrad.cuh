@@ -59,20 +59,26 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //   SPLIT  (with TMA_STORE) a 16 KiB staging buffer per consumer warpgroup instead of a whole tile's
 //          rows: tiles leave in column passes (bf16 128 columns, fp32 64), each pass after the
 //          previous one's TMA reads. The 32 KiB saved make room for two 96 KiB stages of 128-row chunks.
+//   DEFER_TAIL (with SPLIT, PEND 0) a bf16 tile's last column pass is held in registers as packed bf16 and
+//          written out while the next tile's first chunk of wgmma runs, instead of after the TMA engine has read
+//          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
+//          costs the bf16 default 6-16 %). setmaxnreg gives the consumers the registers (72 / 216 / 216).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false>
+          bool SPLIT_ = false, bool DEFER_TAIL_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static_assert(!TMA_STORE_ || STAGED_, "the TMA store goes through the staging buffer");
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
+  static_assert(!DEFER_TAIL_ || (SPLIT_ && PEND_ == 0), "the deferred pass is written for 19's pipeline");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
+  static constexpr bool DEFER_TAIL = DEFER_TAIL_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -308,6 +314,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     // ================= producer: gathered cp.async loads (+ TMA for an identity operand) =======
+    if constexpr (P::DEFER_TAIL) setmaxnreg_dec<72>();
     const int pt = threadIdx.x;
     const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j < BK / 16
     const int piece = pt & 7;    // 16-byte piece within each 128-byte span
@@ -453,10 +460,25 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("cp.async.wait_all;" ::: "memory");
   } else {
     // ================= consumers: wgmma + fp32 epilogue =================
+    if constexpr (P::DEFER_TAIL) setmaxnreg_inc<216>();
     const int cw = wg - 1;             // which half (BM/2 rows) of the tile
     const int t = threadIdx.x & 127;
     const int warp = t >> 5, lane = t & 31;
     float acc[Cfg::kMBlocks][Cfg::kAccRegs];
+    // DEFER_TAIL: a bf16 tile's last column pass (packed pairs) and where it goes (held_row < 0: none held).
+    constexpr int kTailCols = Cfg::kPassColsBf16;
+    uint32_t held[P::DEFER_TAIL ? kTailCols / 4 : 1] = {};
+    int held_row = -1, held_col = 0;
+    auto flush_held = [&]() {  // the whole warpgroup: the held pass through the staging buffer, out by TMA
+      const uint32_t buf = staging_base + cw * (64 * kTailCols * 2);
+      StagedTile<kTailCols>::template write<64, true>([&](int k) { return held[k]; }, buf, cw, t == 0);
+      if (t == 0) {
+#pragma unroll
+        for (int q = 0; q < kTailCols / 64; ++q) tma_store_2d(&out_map, buf + q * (64 * 128), held_col + 64 * q, held_row);
+        bulk_commit();
+      }
+      held_row = -1;
+    };
     // Ring position (stage, phase), stepped per chunk instead of it % kStages, it / kStages.
     int stage = 0;
     uint32_t phase = 0;
@@ -485,6 +507,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int unit = unit0; unit < p.num_units; unit += unit_step) {
       const TileInfo ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
       const int nch = num_chunks<BK>(ti);
+      if (P::DEFER_TAIL && nch == 0 && held_row >= 0) flush_held();  // no chunk to hide it behind
 #pragma unroll
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
@@ -516,6 +539,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           cute::warpgroup_commit_batch();
         }
+        // The previous tile's held pass leaves while this tile's first chunk of wgmma runs.
+        if (P::DEFER_TAIL && c == 0 && held_row >= 0) flush_held();
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
           // wgmma are done). Measured faster than releasing each stage right after a
@@ -559,6 +584,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           const bool issuer = t == 0;
 #pragma unroll
           for (int pass = 0; pass < BN / kCols; ++pass) {
+            if (P::DEFER_TAIL && pass > 0 && pass == BN / kCols - 1) {  // held until the next tile's first chunk
+#pragma unroll
+              for (int k = 0; k < kCols / 4; ++k)
+                held[k] = pack_bf16x2(acc[0][pass * (kCols / 2) + 2 * k], acc[0][pass * (kCols / 2) + 2 * k + 1]);
+              held_row = ti.group * p.M + ti.m0 + cw * 64;
+              held_col = ti.n0 + pass * kCols;
+              break;
+            }
             // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
             StagedTile<kCols>::template write<64>([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw,
                                                   issuer);
@@ -706,6 +739,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
+    if (P::DEFER_TAIL && held_row >= 0) flush_held();  // the last tile's held pass
     if constexpr (P::STAGED) {
       if (lane < 16) bulk_wait_all();  // this lane's last bulk copies (stores or adds) have landed
     }
