@@ -59,8 +59,9 @@ constexpr int kDefaultVariant = 8;
 // 6.446-6.606 (16 twice in each round: as the default and by its id). Session 6's fixed-order run 1 had
 // 19 1-4 % behind 16, before the chunk-loop and gather changes that followed it.
 // Session 20: 21, 19 with a bf16 tile's second column pass held in registers and written out during the next tile's
-// first chunk (candidate; run 9 measures it against 19). (20, the second pass stored straight from the registers, was
-// 7-10 % slower than 19 in run 8: removed.)
+// first chunk. In one process, 9 rounds (results/session20/run9/wgrad.log), 21 vs 19: 30B dW1 1.587-1.619 vs 1.654 ms,
+// dW2 0.788-0.797 vs 0.849; 235B dW1 6.244-6.367 vs 6.500, dW2 3.049 vs 3.265. (20, the second pass stored straight
+// from the registers, was 7-10 % slower than 19 in run 8: removed.)
 constexpr int kDefaultVariantBf16 = 21;
 // fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
 // interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1

@@ -62,7 +62,8 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //   DEFER_TAIL (with SPLIT, PEND 0) a bf16 tile's last column pass is held in registers as packed bf16 and
 //          written out while the next tile's first chunk of wgmma runs, instead of after the TMA engine has read
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
-//          costs the bf16 default 6-16 %). setmaxnreg gives the consumers the registers (72 / 216 / 216).
+//          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
+//          registers (72 / 216 / 216).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
