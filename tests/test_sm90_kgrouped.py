@@ -194,13 +194,15 @@ def test_accumulate(N, rng):
     (512, 512, False, True, 0),                               # A by TMA, single CTAs
     (512, 512, False, True, 256),                             # opt-in: pair along N (A multicast)
 ])
-def test_persistent_loop_few_ctas(M, N, gather_a, gather_b, debug, rng):
-    # 3 CTAs (2 with a cluster) walk many tiles each: pipeline phases wrap many times.
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.bfloat16])
+def test_persistent_loop_few_ctas(M, N, gather_a, gather_b, debug, out_dtype, rng):
+    # 3 CTAs (2 with a cluster) walk many tiles each: pipeline phases wrap many times, and a bf16 out's deferred
+    # last pass (variant 21) is written during the next tile's first chunk, past empty groups too.
     counts = torch.randint(0, 300, (16,), generator=rng).tolist()
     counts[3] = 0
     counts[5] = 128
     run_and_check(counts, M, N, rng, gather_a=gather_a, gather_b=gather_b, extra_rows=5, max_ctas=3,
-                  debug=debug)
+                  debug=debug, out_dtype=out_dtype)
 
 
 @pytest.mark.gpu
