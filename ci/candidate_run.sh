@@ -6,8 +6,7 @@
 #   B=NEW_BUILD_DIR [BASE=OLD_BUILD_DIR [AB_MATCH=REGEX]] [INTERLEAVED="interleaved.py arguments"] [DIAG=1: also
 #   benchmarks/gather_diag.py] bash ci/candidate_run.sh
 source ci/device_run_lib.sh
-step 200 gpu_tests.log python3 -m pytest -q -m gpu tests/ -p no:cacheprovider; tail -1 $OUT/gpu_tests.log; grep -E "^FAILED" $OUT/gpu_tests.log | head
-step 120 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT; cat $OUT/san.log
+gpu_checks gpu_tests.log -m gpu tests/
 # AB_MATCH: the interleaved.py rows to compare (default: the m-grouped kernels the gathering producer runs in).
 M=${AB_MATCH:-'^(GEMM 1 default|dH default|GEMM 2 default|GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by cp.async), ping-pong 128x192)$'}
 if [ -n "${BASE:-}" ]; then ab_shapes $BASE $B "$M"; fi

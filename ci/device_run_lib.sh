@@ -16,5 +16,17 @@ ab_shapes() {
   step 200 ab235$tag.log env AB_ARGS="--shapes 235b" AB_TIMEOUT=120 bash ci/ab_libraries.sh $old $new "$m" ${AB_N235:-2} $OUT/ab235${tag}_rows.log
   cat $OUT/ab235$tag.log
 }
-# interleaved_step LOG ARG...: benchmarks/interleaved.py ARG... in one process into $OUT/LOG, its tables printed.
-interleaved_step() { local log=$1; shift; step 200 $log python3 benchmarks/interleaved.py "$@"; grep -E "^\||^[0-9]+b" $OUT/$log; }
+# interleaved_step LOG ARG...: benchmarks/interleaved.py ARG... in one process into $OUT/LOG (at most IL_TIMEOUT seconds,
+# default 200), its tables printed.
+interleaved_step() {
+  local log=$1; shift
+  step ${IL_TIMEOUT:-200} $log python3 benchmarks/interleaved.py "$@"; grep -E "^\||^[0-9]+b" $OUT/$log
+}
+# gpu_checks LOG PYTEST_ARG...: the GPU tests PYTEST_ARG selects into $OUT/LOG, then compute-sanitizer memcheck and
+# racecheck over a small MoE step (4 CTAs; SAN_ENV: more VAR=value settings for it, e.g. a kernel variant).
+gpu_checks() {
+  local log=$1; shift
+  step 200 $log python3 -m pytest -q -p no:cacheprovider "$@"; tail -1 $OUT/$log; grep -E "^FAILED" $OUT/$log | head
+  step 200 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 ${SAN_ENV:-} bash ci/gpu_sanitize.sh $OUT
+  cat $OUT/san.log
+}

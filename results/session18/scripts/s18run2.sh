@@ -5,11 +5,7 @@
 # forward.
 B=.device/s18b/build/final
 source ci/device_run_lib.sh
-step 200 tests.log python3 -m pytest -q -x -p no:cacheprovider tests/test_sm90_moe.py -k "gemm1_epiwg"
-tail -2 $OUT/tests.log
-step 200 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_VARIANT_GEMM1=6 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT
-cat $OUT/san.log
+SAN_ENV=PK_SM90_VARIANT_GEMM1=6 gpu_checks tests.log -x tests/test_sm90_moe.py -k "gemm1_epiwg"
 M='GEMM 1 default|GEMM 1 epilogue warpgroup 128x256, wait0|GEMM 1 cooperative 128x256|layer fwd \(routing \+ forward\) default|layer fwd, GEMM 1 epilogue warpgroup 128x256|ceiling GEMM 1: torch.bmm, balanced groups'
-step 300 kern.log python3 benchmarks/interleaved.py --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.5
-grep "^|\|^[0-9a-z]" $OUT/kern.log | grep -v -- "---" | grep -v "min-max"
+IL_TIMEOUT=300 interleaved_step kern.log --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.5
 echo "t=$SECONDS"

@@ -5,13 +5,9 @@
 # it next to the default at 30B.
 B=.device/s18c/build/final
 source ci/device_run_lib.sh
-step 200 tests.log python3 -m pytest -q -x -p no:cacheprovider tests/test_sm90_moe.py -k "gemm1_256x128"
-tail -2 $OUT/tests.log
-step 200 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_VARIANT_GEMM1=7 PK_SM90_MAX_CTAS=4 bash ci/gpu_sanitize.sh $OUT
-cat $OUT/san.log
+SAN_ENV=PK_SM90_VARIANT_GEMM1=7 gpu_checks tests.log -x tests/test_sm90_moe.py -k "gemm1_256x128"
 M='GEMM 1 default|GEMM 1 cooperative 256x128|layer fwd \(routing \+ forward\) default|layer fwd, GEMM 1 cooperative 256x128|ceiling GEMM 1: torch.bmm, balanced groups'
-step 240 kern.log python3 benchmarks/interleaved.py --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.5
-grep "^|\|^[0-9a-z]" $OUT/kern.log | grep -v -- "---" | grep -v "min-max"
+IL_TIMEOUT=240 interleaved_step kern.log --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.5
 step 150 ncu.log env ENTRIES='^(GEMM 1 default|GEMM 1 cooperative 256x128)$' NAME=gemm1_256 T_NCU=140 bash ci/profile_ncu.sh 30b
 grep -E "^\[|Duration|tensor_op|lts__t_bytes|SM Freq|top stalls" $OUT/ncu_30b_gemm1_256_summary.txt
 rm -f $OUT/*.ncu-rep $OUT/*_raw.csv

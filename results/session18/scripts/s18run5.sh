@@ -5,6 +5,5 @@
 B=.device/s18c/build/final
 source ci/device_run_lib.sh
 M='GEMM 1 default|GEMM 1 product, plain m-grouped, .*|ceiling GEMM 1: torch.bmm, balanced groups'
-step 300 kern.log python3 benchmarks/interleaved.py --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.5
-grep "^|\|^[0-9a-z]" $OUT/kern.log | grep -v -- "---" | grep -v "min-max"
+IL_TIMEOUT=300 interleaved_step kern.log --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.5
 echo "t=$SECONDS"

@@ -6,6 +6,5 @@
 B=.device/s19a/build/final
 source ci/device_run_lib.sh
 M='GEMM 1 product, plain m-grouped, (x gathered by cp.async|pre-gathered x, A by cp.async), ping-pong 128x192|GEMM 1 product, ping-pong 128x192, gather pattern: .*'
-step 400 kern.log python3 benchmarks/interleaved.py --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.0
-grep "^|\|^[0-9a-z]" $OUT/kern.log | grep -v -- "---" | grep -v "min-max"
+IL_TIMEOUT=400 interleaved_step kern.log --shapes 30b,235b --match "^($M)\$" --rounds 5 --reps 5 --sustained 1.0
 echo "t=$SECONDS"
