@@ -37,9 +37,9 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      per-chunk handshakes and drains of 16).
 //  21  19 with a bf16 tile's last column pass held in registers (packed) and written out while the next tile's
 //      first chunk of wgmma runs (setmaxnreg 72 / 216 / 216); fp32 outs as 19.
-//  22  21 with the two consumer warpgroups staggered at a tile's end: the first holds both of its passes (64
-//      packed registers) and writes one behind each of the next tile's first two chunks, so that its MMAs run while
-//      the second writes its first pass (setmaxnreg 56 / 224 / 224); fp32 outs as 19.
+// (22, session 21 run 1: 21 with the two consumer warpgroups staggered at a tile's end, the first holding both of its
+// passes in 64 packed registers: 1-4 % slower than 21, results/session21/run1; removed.)
+//  25  21 multiplying only the 16-row steps of a group's last chunk that hold rows (TAIL_STEPS).
 // (22, session 6: 16 rebuilding its wgmma descriptors every chunk, as every pipeline did before; the
 // A/B of the loop with precomputed descriptors, 7-13 % slower, results/session6/run6; removed.)
 // (23, session 6: 16 with the gather's earlier 64-bit row arithmetic, the A/B of the 32-bit form: 1-5 %
@@ -80,7 +80,7 @@ constexpr int kDefaultVariantAccumulate = 16;
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
 inline bool known_variant(int v) {
-  return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21 || v == 22;
+  return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21 || v == 25;
 }
 
 int num_sms_of_current_device() {
@@ -156,11 +156,11 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 #define PK_SM90_DIAG_WGRAD_BN128_STAGES 2
 #endif
 template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
-          int DEFER_TAIL = 0>
+          bool DEFER_TAIL = false, bool TAIL_STEPS = false>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? (BN == 128 ? PK_SM90_DIAG_WGRAD_BN128_STAGES : 2) : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL, TAIL_STEPS>>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
@@ -184,10 +184,10 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
       launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, map, max_ctas, stream);
       break;
     case 21:
-      launch_staged<BM, BN, MC, 0, true, true, true, 128, 1>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, MC, 0, true, true, true, 128, true>(p, map, max_ctas, stream);
       break;
-    case 22:
-      launch_staged<BM, BN, MC, 0, true, true, true, 128, 2>(p, map, max_ctas, stream);
+    case 25:
+      launch_staged<BM, BN, MC, 0, true, true, true, 128, true, true>(p, map, max_ctas, stream);
       break;
     default:  // 8
       launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
@@ -208,7 +208,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19, 21 or 22 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19, 21 or 25 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -249,7 +249,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19, 21 or 22, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19, 21 or 25, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

@@ -64,27 +64,27 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
 //          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
 //          registers (72 / 216 / 216).
-//          DEFER_TAIL 2 (session 21, prediction in notes/sm90_moe_kernels.md): the two warpgroups staggered: the
-//          first one holds every pass of its tile (64 packed registers) and writes one of them behind each of the
-//          next tile's first chunks, so that its next tile's MMAs keep the tensor pipe busy while the second one
-//          writes its first pass (setmaxnreg 56 / 224 / 224).
+//   TAIL_STEPS a group's last chunk (1..BK rows, the rest zero-filled) multiplies only its 16-row steps that hold
+//          rows: at ~1024 rows a group and 128-row chunks, 6 % of the chunk rows are such zeros (session 8 measured
+//          this for 64-row chunks, 3 % zeros, when the gather bound the kernel: no gain; session 20 found the MMAs the
+//          slower half of 19, session 21 measures it again on 21).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, int DEFER_TAIL_ = 0>
+          bool SPLIT_ = false, bool DEFER_TAIL_ = false, bool TAIL_STEPS_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
   static_assert(!STAGED_F32_ || STAGED_, "the fp32 staged epilogue uses the bf16 one's buffer");
   static_assert(!TMA_STORE_ || STAGED_, "the TMA store goes through the staging buffer");
   static_assert(!SPLIT_ || (TMA_STORE_ && STAGED_F32_), "column passes: TMA stores of bf16 and fp32 tiles");
-  static_assert(DEFER_TAIL_ >= 0 && DEFER_TAIL_ <= 2, "deferred passes: 0, 1 or 2");
   static_assert(!DEFER_TAIL_ || (SPLIT_ && PEND_ == 0), "the deferred pass is written for 19's pipeline");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
-  static constexpr int DEFER_TAIL = DEFER_TAIL_;
+  static constexpr bool DEFER_TAIL = DEFER_TAIL_;
+  static constexpr bool TAIL_STEPS = TAIL_STEPS_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -320,7 +320,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     // ================= producer: gathered cp.async loads (+ TMA for an identity operand) =======
-    if constexpr (P::DEFER_TAIL) setmaxnreg_dec<P::DEFER_TAIL == 2 ? 56 : 72>();
+    if constexpr (P::DEFER_TAIL) setmaxnreg_dec<72>();
     const int pt = threadIdx.x;
     const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j < BK / 16
     const int piece = pt & 7;    // 16-byte piece within each 128-byte span
@@ -466,35 +466,22 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("cp.async.wait_all;" ::: "memory");
   } else {
     // ================= consumers: wgmma + fp32 epilogue =================
-    if constexpr (P::DEFER_TAIL) setmaxnreg_inc<P::DEFER_TAIL == 2 ? 224 : 216>();
+    if constexpr (P::DEFER_TAIL) setmaxnreg_inc<216>();
     const int cw = wg - 1;             // which half (BM/2 rows) of the tile
     const int t = threadIdx.x & 127;
     const int warp = t >> 5, lane = t & 31;
     float acc[Cfg::kMBlocks][Cfg::kAccRegs];
-    // DEFER_TAIL: a bf16 tile's held column passes (packed pairs; the next one to leave in held[0 .. kSlot)), where
-    // the next one goes (held_row < 0: none held) and how many are left (DEFER_TAIL 2: the first warpgroup holds all).
+    // DEFER_TAIL: a bf16 tile's last column pass (packed pairs) and where it goes (held_row < 0: none held).
     constexpr int kTailCols = Cfg::kPassColsBf16;
-    constexpr int kPasses = BN / kTailCols;
-    constexpr int kSlot = kTailCols / 4;
-    // (At 128 x 128 tiles a tile is one pass and 22 runs as 19.)
-    const bool lead = P::DEFER_TAIL == 2 && kPasses == 2 && cw == 0;
-    uint32_t held[P::DEFER_TAIL ? (P::DEFER_TAIL == 2 ? kPasses : 1) * kSlot : 1] = {};
-    int held_row = -1, held_col = 0, held_left = 0;
-    auto flush_held = [&]() {  // the whole warpgroup: one held pass through the staging buffer, out by TMA
+    uint32_t held[P::DEFER_TAIL ? kTailCols / 4 : 1] = {};
+    int held_row = -1, held_col = 0;
+    auto flush_held = [&]() {  // the whole warpgroup: the held pass through the staging buffer, out by TMA
       const uint32_t buf = staging_base + cw * (64 * kTailCols * 2);
       StagedTile<kTailCols>::template write<64, true>([&](int k) { return held[k]; }, buf, cw, t == 0);
       if (t == 0) {
 #pragma unroll
         for (int q = 0; q < kTailCols / 64; ++q) tma_store_2d(&out_map, buf + q * (64 * 128), held_col + 64 * q, held_row);
         bulk_commit();
-      }
-      if constexpr (P::DEFER_TAIL == 2 && kPasses == 2) {
-        if (--held_left > 0) {  // the second pass moves up
-#pragma unroll
-          for (int k = 0; k < kSlot; ++k) held[k] = held[kSlot + k];
-          held_col += kTailCols;
-          return;
-        }
       }
       held_row = -1;
     };
@@ -526,12 +513,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int unit = unit0; unit < p.num_units; unit += unit_step) {
       const TileInfo ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
       const int nch = num_chunks<BK>(ti);
-      if (P::DEFER_TAIL == 1 && nch == 0 && held_row >= 0) flush_held();  // no chunk to hide it behind
+      if (P::DEFER_TAIL && nch == 0 && held_row >= 0) flush_held();  // no chunk to hide it behind
 #pragma unroll
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
+      // TAIL_STEPS: the group's last chunk (the producer's order starts at chunk rot, so it comes at c = tail_c)
+      // holds 1..BK rows; its 16-row steps wholly past the end are zeros and are not multiplied.
+      const int tail_c = nch - 1 - ti.rot;
+      const int tail_steps = static_cast<int>((ti.end - ti.start - static_cast<int64_t>(nch - 1) * BK + 15) / 16);
       for (int c = 0; c < nch; ++c) {
         const int s = stage;
         mbar_wait(full_bar(s), phase);
@@ -546,8 +537,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
           cute::warpgroup_arrive();
           const uint64_t stage_off = static_cast<uint64_t>(s) * (Cfg::kStageBytes >> 4);
-#pragma unroll
-          for (int kk = 0; kk < BK / 16; ++kk) {
+          auto k_step = [&](int kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
             const uint64_t db = desc_b0 + stage_off + (kk * 2048 >> 4);
 #pragma unroll
@@ -555,12 +545,19 @@ __global__ void __launch_bounds__(kThreads, 1)
               const uint64_t da = desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
               wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
             }
+          };
+          // Two paths, one batch each (a per-step guard inside the unrolled loop compiles to one serialized
+          // batch a step, session 8).
+          if (!P::TAIL_STEPS || c != tail_c || tail_steps == BK / 16) {
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) k_step(kk);
+          } else {
+            for (int kk = 0; kk < tail_steps; ++kk) k_step(kk);
           }
           cute::warpgroup_commit_batch();
         }
-        // The previous tile's held pass leaves while this tile's first chunk of wgmma runs (DEFER_TAIL 2: one
-        // held pass behind each chunk).
-        if (P::DEFER_TAIL && (P::DEFER_TAIL == 2 || c == 0) && held_row >= 0) flush_held();
+        // The previous tile's held pass leaves while this tile's first chunk of wgmma runs.
+        if (P::DEFER_TAIL && c == 0 && held_row >= 0) flush_held();
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
           // wgmma are done). Measured faster than releasing each stage right after a
@@ -592,9 +589,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
       // The stage still held (chunk nch - 1). PEND 0 holds none.
       if (prev_s >= 0) release(prev_s);
-      if constexpr (P::DEFER_TAIL == 2) {  // a tile of fewer chunks than held passes: the rest leave now
-        while (held_row >= 0) flush_held();
-      }
 
       if (p.debug & 1) continue;
       if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
@@ -607,24 +601,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           const bool issuer = t == 0;
 #pragma unroll
           for (int pass = 0; pass < BN / kCols; ++pass) {
-            if (P::DEFER_TAIL == 2 && lead) {  // every pass held, one to leave behind each of the next tile's chunks
-#pragma unroll
-              for (int h = 0; h < kPasses; ++h)
-#pragma unroll
-                for (int k = 0; k < kSlot; ++k)
-                  held[h * kSlot + k] = pack_bf16x2(acc[0][h * (kCols / 2) + 2 * k], acc[0][h * (kCols / 2) + 2 * k + 1]);
-              held_row = ti.group * p.M + ti.m0 + cw * 64;
-              held_col = ti.n0;
-              held_left = kPasses;
-              break;
-            }
             if (P::DEFER_TAIL && pass > 0 && pass == BN / kCols - 1) {  // held until the next tile's first chunk
 #pragma unroll
               for (int k = 0; k < kCols / 4; ++k)
                 held[k] = pack_bf16x2(acc[0][pass * (kCols / 2) + 2 * k], acc[0][pass * (kCols / 2) + 2 * k + 1]);
               held_row = ti.group * p.M + ti.m0 + cw * 64;
               held_col = ti.n0 + pass * kCols;
-              held_left = 1;
               break;
             }
             // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
@@ -774,7 +756,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
-    while (P::DEFER_TAIL && held_row >= 0) flush_held();  // the last tile's held passes
+    if (P::DEFER_TAIL && held_row >= 0) flush_held();  // the last tile's held pass
     if constexpr (P::STAGED) {
       if (lane < 16) bulk_wait_all();  // this lane's last bulk copies (stores or adds) have landed
     }
