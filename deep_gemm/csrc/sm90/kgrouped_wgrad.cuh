@@ -64,16 +64,12 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
 //          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
 //          registers (72 / 216 / 216).
-//   TAIL_STEPS a group's last chunk (1..BK rows, the rest zero-filled) multiplies only its 16-row steps that hold
-//          rows: at ~1024 rows a group and 128-row chunks, 6 % of the chunk rows are such zeros (session 8 measured
-//          this for 64-row chunks, 3 % zeros, when the gather bound the kernel: no gain; session 20 found the MMAs the
-//          slower half of 19, session 21 measures it again on 21).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, bool DEFER_TAIL_ = false, bool TAIL_STEPS_ = false>
+          bool SPLIT_ = false, bool DEFER_TAIL_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
@@ -84,7 +80,6 @@ struct Pipe {
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
   static constexpr bool DEFER_TAIL = DEFER_TAIL_;
-  static constexpr bool TAIL_STEPS = TAIL_STEPS_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -519,10 +514,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
-      // TAIL_STEPS: the group's last chunk (the producer's order starts at chunk rot, so it comes at c = tail_c)
-      // holds 1..BK rows; its 16-row steps wholly past the end are zeros and are not multiplied.
-      const int tail_c = nch - 1 - ti.rot;
-      const int tail_steps = static_cast<int>((ti.end - ti.start - static_cast<int64_t>(nch - 1) * BK + 15) / 16);
       for (int c = 0; c < nch; ++c) {
         const int s = stage;
         mbar_wait(full_bar(s), phase);
@@ -537,7 +528,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
           cute::warpgroup_arrive();
           const uint64_t stage_off = static_cast<uint64_t>(s) * (Cfg::kStageBytes >> 4);
-          auto k_step = [&](int kk) {
+#pragma unroll
+          for (int kk = 0; kk < BK / 16; ++kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
             const uint64_t db = desc_b0 + stage_off + (kk * 2048 >> 4);
 #pragma unroll
@@ -545,14 +537,6 @@ __global__ void __launch_bounds__(kThreads, 1)
               const uint64_t da = desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
               wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
             }
-          };
-          // Two paths, one batch each (a per-step guard inside the unrolled loop compiles to one serialized
-          // batch a step, session 8).
-          if (!P::TAIL_STEPS || c != tail_c || tail_steps == BK / 16) {
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) k_step(kk);
-          } else {
-            for (int kk = 0; kk < tail_steps; ++kk) k_step(kk);
           }
           cute::warpgroup_commit_batch();
         }
