@@ -164,8 +164,6 @@ def variants(shape, T, E, K, routing="uniform"):
                 "ours MMAs and epilogue, no loads": wgrad(torch.bfloat16, which, debug=64),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
                 "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
-                # 26: 21 multiplying only the pairs of 16-row steps of a group's last chunk that hold rows
-                "ours MMAs only split_bk128_tail_steps (26)": wgrad(torch.bfloat16, which, 26, 65),
                 "ours MMAs only staged_tma (16)": wgrad(torch.bfloat16, which, 16, 65),
                 # debug bit 5 drops the consumers' proxy fence (timing only; no effect in run 6)
                 "ours MMAs only, no proxy fence": wgrad(torch.bfloat16, which, debug=97),

@@ -31,8 +31,6 @@ VARIANTS = {
                          # 2 stages: DEFAULT (accumulate, B identity)
     "split_bk128_defer_tail": 21,  # split_bk128 with a bf16 tile's last pass written during the next tile's first
                                    # chunk: DEFAULT (bf16 out)
-    "split_bk128_tail_steps": 26,  # split_bk128_defer_tail multiplying only the pairs of 16-row steps of a group's
-                                   # last chunk that hold rows (session 21)
 }
 
 

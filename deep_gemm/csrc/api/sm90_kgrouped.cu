@@ -42,8 +42,9 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 // (25, session 21 run 2: 21 multiplying only the 16-row steps of a group's last chunk that hold rows; ptxas
 // serialized every wgmma of the kernel (C7520, one arrive and wait each, main path included): 11-19 % slower,
 // results/session21/run2; removed. The build now fails on C7520, cmake/ptxas_guard.py.)
-//  26  21 multiplying only the pairs of 16-row steps of a group's last chunk that hold rows, every chunk's steps
-//      issued in a runtime loop of one wgmma batch a pair (TAIL_STEPS).
+// (26, session 21 run 4: the same skip with every chunk's k-steps in a runtime loop of one wgmma batch a pair, which
+// ptxas keeps batched: the MMA-only form -2.5..-3.5 % at 30B, even at 235B; the whole kernel even to +3 %: the
+// last chunk's zero rows are not what bounds it; removed.)
 // (22, session 6: 16 rebuilding its wgmma descriptors every chunk, as every pipeline did before; the
 // A/B of the loop with precomputed descriptors, 7-13 % slower, results/session6/run6; removed.)
 // (23, session 6: 16 with the gather's earlier 64-bit row arithmetic, the A/B of the 32-bit form: 1-5 %
@@ -83,9 +84,7 @@ constexpr int kDefaultVariantAccumulate = 16;
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
-inline bool known_variant(int v) {
-  return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21 || v == 26;
-}
+inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21; }
 
 int num_sms_of_current_device() {
   int dev = 0, sms = 0;
@@ -160,11 +159,11 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 #define PK_SM90_DIAG_WGRAD_BN128_STAGES 2
 #endif
 template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
-          bool DEFER_TAIL = false, bool TAIL_STEPS = false>
+          bool DEFER_TAIL = false>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? (BN == 128 ? PK_SM90_DIAG_WGRAD_BN128_STAGES : 2) : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL, TAIL_STEPS>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
@@ -190,9 +189,6 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
     case 21:
       launch_staged<BM, BN, MC, 0, true, true, true, 128, true>(p, map, max_ctas, stream);
       break;
-    case 26:
-      launch_staged<BM, BN, MC, 0, true, true, true, 128, true, true>(p, map, max_ctas, stream);
-      break;
     default:  // 8
       launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
   }
@@ -212,7 +208,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          tiles sharing A along N; see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19, 21 or 26 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -253,7 +249,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19, 21 or 26, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

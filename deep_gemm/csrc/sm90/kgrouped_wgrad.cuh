@@ -64,17 +64,12 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
 //          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
 //          registers (72 / 216 / 216).
-//   TAIL_STEPS (session 21) a group's last chunk (1..BK rows, the rest zero-filled) multiplies only the pairs of
-//          16-row steps that hold rows: at ~1024 rows a group and 128-row chunks ~6 % of the chunk rows are such
-//          zeros. Every chunk issues its k-steps in a runtime loop of one wgmma batch per pair (the same code for
-//          all chunks, only the trip count differs): a separate tail path made ptxas serialize every wgmma of
-//          the kernel (C7520, session 21 run 2).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, bool DEFER_TAIL_ = false, bool TAIL_STEPS_ = false>
+          bool SPLIT_ = false, bool DEFER_TAIL_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
@@ -85,7 +80,6 @@ struct Pipe {
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
   static constexpr bool DEFER_TAIL = DEFER_TAIL_;
-  static constexpr bool TAIL_STEPS = TAIL_STEPS_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
@@ -520,10 +514,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) acc[mb][i] = 0.f;
       int prev_s = -1;
-      // TAIL_STEPS: pairs of k16 steps of the group's last chunk that hold rows (the producer's order starts at
-      // chunk rot, so that chunk comes at c = tail_c).
-      const int tail_c = nch - 1 - ti.rot;
-      const int tail_pairs = static_cast<int>((ti.end - ti.start - static_cast<int64_t>(nch - 1) * BK + 31) / 32);
       for (int c = 0; c < nch; ++c) {
         const int s = stage;
         mbar_wait(full_bar(s), phase);
@@ -536,8 +526,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
             for (int i = 0; i < Cfg::kAccRegs; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+          cute::warpgroup_arrive();
           const uint64_t stage_off = static_cast<uint64_t>(s) * (Cfg::kStageBytes >> 4);
-          auto k_step = [&](int kk) {
+#pragma unroll
+          for (int kk = 0; kk < BK / 16; ++kk) {
             // 16 reduction rows = two 8-row groups of 1024 bytes.
             const uint64_t db = desc_b0 + stage_off + (kk * 2048 >> 4);
 #pragma unroll
@@ -545,35 +537,8 @@ __global__ void __launch_bounds__(kThreads, 1)
               const uint64_t da = desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
               wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
             }
-          };
-          if constexpr (P::TAIL_STEPS) {
-            // Descriptors as 32-bit halves: a k-step only moves the 14-bit start address in the low word (no carry
-            // out of it below 256 KiB), so the runtime loop adds 32-bit offsets instead of 64-bit ones.
-            const uint64_t a0 = desc_a0 + stage_off, b0 = desc_b0 + stage_off;
-            const uint32_t a_lo = static_cast<uint32_t>(a0), a_hi = static_cast<uint32_t>(a0 >> 32);
-            const uint32_t b_lo = static_cast<uint32_t>(b0), b_hi = static_cast<uint32_t>(b0 >> 32);
-            const int pairs = c == tail_c ? tail_pairs : BK / 32;
-#pragma unroll 1
-            for (int kp = 0; kp < pairs; ++kp) {
-              cute::warpgroup_arrive();
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const uint32_t step = static_cast<uint32_t>(2 * kp + h) * (2048 >> 4);
-                const uint64_t db = (static_cast<uint64_t>(b_hi) << 32) | (b_lo + step);
-#pragma unroll
-                for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
-                  const uint64_t da = (static_cast<uint64_t>(a_hi) << 32) | (a_lo + (mb * kBlockBytes >> 4) + step);
-                  wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
-                }
-              }
-              cute::warpgroup_commit_batch();
-            }
-          } else {
-            cute::warpgroup_arrive();
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) k_step(kk);
-            cute::warpgroup_commit_batch();
           }
+          cute::warpgroup_commit_batch();
         }
         // The previous tile's held pass leaves while this tile's first chunk of wgmma runs.
         if (P::DEFER_TAIL && c == 0 && held_row >= 0) flush_held();
