@@ -273,7 +273,7 @@ def breakdown(name, T, E, K, reps):
     y = torch.empty(T, H, dtype=torch.bfloat16, device=dev)
     dz = torch.empty_like(z)
     hw = torch.empty_like(h)
-    part = torch.empty(n, I // 64, device=dev)
+    part = torch.empty(n, I // 128, device=dev)
     dtw = torch.empty(T, K, device=dev)
     s = stream_of(dev)
     c0 = ctypes.c_float(0.0)
@@ -302,7 +302,7 @@ def breakdown(name, T, E, K, reps):
     t("combine", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
       ctypes.c_int(K), ptr(p2s), ptr(w), ptr(y), ptr(None), ctypes.c_int(0), ptr(None), s), 0)
     t("dx combine+dtw", lambda: lib.call("pk_sm90_token_combine", ptr(o), ctypes.c_int(H), ctypes.c_int64(T),
-      ctypes.c_int(K), ptr(p2s), ptr(None), ptr(y), ptr(part), ctypes.c_int(I // 64), ptr(dtw), s), 0)
+      ctypes.c_int(K), ptr(p2s), ptr(None), ptr(y), ptr(part), ctypes.c_int(I // 128), ptr(dtw), s), 0)
     # GEMM 2 + combine (the default forward's steps 2-3) against GEMM 2 with the combine in its epilogue
     # (PK_MOE_COMBINE=scatter: zero y32, GEMM 2 adding w * row into y32 with atomics, y = bf16(y32)).
     v1 = ctypes.c_int(1)

@@ -127,7 +127,7 @@ def variants(shape, T, E, K, routing="uniform"):
     lib = sm90._lib(dev, "pk_sm90_moe_dh_swiglu_bwd")
     dz = torch.empty(n, 2 * I, dtype=torch.bfloat16, device=dev)
     hw = torch.empty(n, I, dtype=torch.bfloat16, device=dev)
-    part = torch.empty(n, I // 64, device=dev)
+    part = torch.empty(n, I // 128, device=dev)
     tw = w.float().contiguous()
     s = stream_of(dev)
 
@@ -306,9 +306,6 @@ def variants(shape, T, E, K, routing="uniform"):
             "dX staged, A by TMA": (a_load("tma", dx(3)), 2 * f),
             "dH coop 128x128": (dh(1), f), "dH ping-pong": (dh(2), f), "dH coop 128x256": (dh(3), f),
             "dH epilogue warps 128x256": (dh(4), f),
-            # 12 + 32 (session 21): the default's epilogue warpgroup on 128 x 192 tiles, 4 stages
-            "dH epilogue warpgroup 128x192": (dh(44), f),
-            "layer fwd+bwd, dH epilogue warpgroup 128x192": (layer({"DH": "44"}), 9 * f),
             "dH 2 epilogue warps 128x256": (dh(5), f),
             # + 32: consumers release each stage after wgmma.wait_group 0
             "dH epilogue warps 128x256, wait0": (dh(36), f),

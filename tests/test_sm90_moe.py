@@ -165,8 +165,6 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "gemm1_staged_plain": {"GEMM1": "4"},
             "staged_no_tma": {"GEMM2": "3", "DX": "35"},
             "cp_async_a": {"A_LOAD": "cp_async"}, "gemm1_coop": {"GEMM1": "1"}, "gemm1_epiwg": {"GEMM1": "5"},
-            # dH 12 + 32: the epilogue warpgroup on 128 x 192 tiles (I % 192 == 0; else 10, or 1 where I % 256 != 0)
-            "dh192": {"DH": "44"},
             # + 16: 2-CTA clusters multicasting the weight tile (staged / cooperative forms)
             "cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19"},
             "cluster_coop": {"GEMM1": "17", "GEMM2": "17", "DX": "17"},

@@ -245,7 +245,7 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
     tw = _c(topk_weights.to(torch.float32))
     dz = torch.empty(n, 2 * I, dtype=_BF16, device=dev)
     hw = torch.empty(n, I, dtype=_BF16, device=dev)
-    parts = I // 64  # d(topk_weights) partial sums a row: one per 64 columns of I (kPartCols in epilogue.cuh)
+    parts = I // 128
     part = torch.empty(n, parts, **f32)
     dxs = torch.empty(n, H, dtype=_BF16, device=dev)
     with on_device(dev):

@@ -64,12 +64,9 @@ using DhEpiWarps2W0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 2
 // variant 10 (+ 32 only; the default where I % 256 == 0): 8 with a fourth warpgroup of four epilogue warps
 // and the whole producer warpgroup gathering (512 threads).
 using DhEpiWGW0 = GemmConfig<256, 3, BMode::kMNMajor, false, false, false, 0, true, true>;
-// variant 12 (+ 32 only; session 21): 10 on 128 x 192 tiles, GEMM 1's default shape: one m64n192 wgmma a k-step
-// (10's 256 columns are two m64n128 under the epilogue warpgroup's register bound) and a fourth stage (40 KiB
-// stages, a 50 KiB hand-off tile; session 15 found 10's three stages its limit); dy is gathered I / 192 times
-// instead of I / 256. Needs I % 192 == 0 and 16-byte aligned z, dz, h*w (else as 10).
-using DhEpiWG192W0 = GemmConfig<192, 4, BMode::kMNMajor, false, false, false, 0, true, true>;
 // (Its 2-CTA cluster form, 10 + 32 + 16 in session 18's run 1: +6 % at 30B, -1..+1 % at 235B: removed.)
+// (12 + 32, session 21 run 6: 10 on 128 x 192 tiles with 4 stages and one m64n192 wgmma a k-step, lanes 24-31 of the
+// epilogue warps idle: +23 % at 30B, -2 % at 235B; the layer +3.5 / +2 %; results/session21/run6; removed.)
 // GEMM 2 with the combine in its epilogue (opt-in, pk_sm90_moe_gemm2_scatter): the default GEMM 2's
 // tile shape (cooperative 128 x 256, 4 stages). No ping-pong form: that config spills 4 B in the
 // producer (as the ping-pong GEMM 2 store does) and the plain ping-pong GEMM 2 measured slower.
@@ -192,7 +189,7 @@ PK_EXPORT int pk_sm90_moe_gemm1_swiglu(const void* x, int64_t num_tokens, int hi
 
 // Backward of GEMM 2 + SwiGLU: dA = gathered dy . W2[e] (W2 [E, H, I]), then
 //   dz [T*K, 2I] bf16 = d[g|u] with the routing weight folded in, hw [T*K, I] bf16 = h * w,
-//   part [T*K, I/64] fp32 = partial <dA, h> per 64 columns (kPartCols; summed by pk_sm90_token_combine).
+//   part [T*K, I/128] fp32 = partial <dA, h> per 128 columns (summed by pk_sm90_token_combine).
 PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int hidden, int topk,
                                         const int* sorted_pair, const int* offsets, int num_experts,
                                         const void* w2, int inter, const void* z, const float* topk_w,
@@ -206,19 +203,18 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     v &= ~(kVariantCluster | kVariantWait0);
-    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || ((v == 10 || v == 12) && w0)) && (!mc || v == 3) &&
+    PK_REQUIRE(((v >= 1 && v <= 5) || v == 8 || v == 9 || (v == 10 && w0)) && (!mc || v == 3) &&
                    (!w0 || (v >= 4 && !mc)),
                "dH variant must be 0..5, 8, 9, 3 plus %d (2-CTA clusters), 4, 5, 8, 9 plus %d (wait_group 0) "
-               "or 10, 12 plus %d, got %d",
+               "or 10 plus %d, got %d",
                kVariantCluster, kVariantWait0, kVariantWait0, variant);
-    if (v == 12 && inter % 192 != 0) v = 10;
     const auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (v >= 4 && (misaligned(z) || misaligned(dz) || misaligned(hw))) v = 3;
-    if (v >= 3 && v != 12 && inter % 256 != 0) v = 1;
+    if (v >= 3 && inter % 256 != 0) v = 1;
     // W2 [E, H, I] read as B[K = H][N = I], N contiguous.
     const CUtensorMap tb = make_tmap_bf16_3d(w2, inter, hidden, num_experts, 64, 64);
     MainloopParams mp{static_cast<const __nv_bfloat16*>(dy), hidden, sorted_pair, topk, hidden, inter, 0,
-                      inter / (v == 12 ? 192 : v >= 3 ? 256 : 128)};
+                      inter / (v >= 3 ? 256 : 128)};
     GroupInfo g{offsets, num_experts, 0, GroupMode::kOffsets, 0};
     EpilogueParams ep = swiglu_epilogue(dz, hw, inter, clamp);
     ep.z = static_cast<const __nv_bfloat16*>(z);
@@ -235,8 +231,6 @@ PK_EXPORT int pk_sm90_moe_dh_swiglu_bwd(const void* dy, int64_t num_tokens, int 
       launch_grouped_gemm<DhCoop256, AMode::kGatherPair, EpiSwiGLUBwd<256, 1, false>>(tb, mp, g, ep, rows, st);
     else if (v == 10)
       launch_grouped_gemm<DhEpiWGW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
-    else if (v == 12)
-      launch_grouped_gemm<DhEpiWG192W0, AMode::kGatherPair, EpiSwiGLUBwdWarps<192, true>>(tb, mp, g, ep, rows, st);
     else if (v == 8 && w0)
       launch_grouped_gemm<DhEpiWarpsW0, AMode::kGatherPair, EpiSwiGLUBwdWarps<256, true>>(tb, mp, g, ep, rows, st);
     else if (v == 9 && w0)

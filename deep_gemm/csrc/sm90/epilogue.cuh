@@ -13,10 +13,6 @@
 
 namespace pk::sm90 {
 
-// The SwiGLU backward's d(topk_weights) partial sums: one a row and 64 columns of I (every dH tile width, 128, 192
-// and 256, is a multiple); the combine kernel adds a row's I / 64 of them.
-constexpr int kPartCols = 64;
-
 struct EpilogueParams {
   __nv_bfloat16* out;   // StoreBf16: C rows; SwiGLU fwd: z [rows, 2I]; SwiGLU bwd: dz [rows, 2I]
   int64_t ld_out;
@@ -26,7 +22,7 @@ struct EpilogueParams {
   int64_t ld_z;
   const float* topk_w;     // SwiGLU bwd: routing weights, by flat pair
   const int* sorted_pair;  // SwiGLU bwd: sorted row -> flat pair
-  float* part;             // SwiGLU bwd: partial <dA, round(h)> [rows, I / kPartCols]
+  float* part;             // SwiGLU bwd: partial <dA, h> [rows, n_blocks]
   int n_out;               // valid output columns (StoreBf16)
   const int* out_rows;     // StoreBf16: when set, sorted row p is written to output row out_rows[p]
   int inter;               // I
@@ -609,7 +605,7 @@ struct EpiSwiGLUBwd {
       for (int r = 0; r < 2; ++r) {
         const int local = local_row<MI>(c, wg, m, r);
         const bool valid = local < c.rows;  // the whole quad agrees (same row)
-        float dot[BN / 64] = {};  // <dA, round(h)> over each 64-column block of the tile (column group j: block j / 8)
+        float dot = 0.f;
         if (valid) {
           const int64_t row = c.row_begin + local;
           __nv_bfloat16* dzrow = e.out + row * e.ld_out;
@@ -626,8 +622,8 @@ struct EpiSwiGLUBwd {
 #pragma unroll
             for (int q = 0; q < 2; ++q) {
               // exact division, not sigmoid_f: the fast reciprocal measured slower here (see ptx.cuh)
-              dot[j / 8] += swiglu_bwd<false>(acc(m * (BN / 2) + 4 * j + 2 * r + q), w, q ? g.y : g.x,
-                                              q ? u.y : u.x, cl, dg[q], du[q], hw[q]);
+              dot += swiglu_bwd<false>(acc(m * (BN / 2) + 4 * j + 2 * r + q), w, q ? g.y : g.x,
+                                       q ? u.y : u.x, cl, dg[q], du[q], hw[q]);
             }
             store_bf16x2(dzrow + col, dg[0], dg[1]);
             store_bf16x2(dzrow + e.inter + col, du[0], du[1]);
@@ -651,16 +647,13 @@ struct EpiSwiGLUBwd {
             }
           }
         }
-        // part: one slot per row and 64 columns of I (kPartCols); quad lane q writes block q's sum.
-        float mine = 0.f;
-#pragma unroll
-        for (int b = 0; b < BN / 64; ++b) {
-          dot[b] += __shfl_xor_sync(0xffffffffu, dot[b], 1);
-          dot[b] += __shfl_xor_sync(0xffffffffu, dot[b], 2);
-          mine = (lane % 4) == b ? dot[b] : mine;
+        dot += __shfl_xor_sync(0xffffffffu, dot, 1);
+        dot += __shfl_xor_sync(0xffffffffu, dot, 2);
+        // part has I/128 slots a row whatever BN is: a BN = 256 tile fills its first slot, zeroes the other
+        if (valid && (lane % 4) < BN / 128) {
+          float* slot = e.part + (int64_t)(c.row_begin + local) * (e.inter / 128) + c.n_block * (BN / 128);
+          slot[lane % 4] = (lane % 4) == 0 ? dot : 0.f;
         }
-        if (valid && (lane % 4) < BN / 64)
-          e.part[(int64_t)(c.row_begin + local) * (e.inter / kPartCols) + c.n_block * (BN / 64) + lane % 4] = mine;
       }
   }
 };
@@ -751,8 +744,7 @@ struct EpiSwiGLUFwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUFwdWarps<BN>> {
 //     store of a row is one coalesced 16-byte vector per lane (z gate and up, dA from shared memory;
 //     dz gate and up, h*w). z is loaded one batch ahead, the first batch and the routing weights
 //     (lane l: rows e + kWarps (l + 32h), shuffled to the warp) while the tile's MMAs still run.
-//     d(topk_weights): each 8 lanes sum their 64 columns (one part slot). BN = 192 (session 21): lanes 0-23
-//     cover the row, 24-31 compute on clamped addresses and store nothing.
+//     d(topk_weights): lanes 0-15 sum the first 128 columns, 16-31 the rest.
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
 // approximate reciprocal and a tile without clamp takes a clamp-free path (these warps' instruction
 // count and latency are what the epilogue costs).
@@ -763,10 +755,9 @@ struct EpiSwiGLUFwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUFwdWarps<BN>> {
 // wait is an L1 hit instead of a DRAM round trip.
 template <int BN, bool kPrefetchL1 = false>
 struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetchL1>> {
-  static_assert(BN == 256 || BN == 192, "a warp covers one row, 8 columns a lane");
+  static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
   static constexpr int kTileRows = 128;
-  static constexpr int kLanes = BN / 8;  // lanes holding columns
   static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
 
   struct ZRow {
@@ -782,8 +773,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
     const int warp = threadIdx.x / 32 - kSkip, lane = threadIdx.x % 32;
     const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
-    const int cl8 = min(lane, kLanes - 1);  // lanes past the row read its last piece and store nothing
-    const int col = c.n_block * BN + 8 * cl8;
+    const int col = c.n_block * BN + 8 * lane;
     const float cl = e.clamp;
     float w_lane[2] = {0.f, 0.f};  // routing weights of tile rows warp + kWarps (lane + 32 h)
 #pragma unroll
@@ -822,7 +812,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
       prefetch_batch(2 * kBatch);
     }
     mbar_wait(full, static_cast<uint32_t>(j) & 1u);
-    const uint8_t* tile_row0 = smem_c + cl8 * 16;
+    const uint8_t* tile_row0 = smem_c + lane * 16;
     for (int k0 = 0; k0 < kSteps; k0 += kBatch) {
       if (k0 + kBatch < kSteps) load_batch(k0 + kBatch, zn);
       if constexpr (kPrefetchL1) {
@@ -849,7 +839,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
           du[i] = pack_bf16x2(du0, du1);
           hw[i] = pack_bf16x2(hw0, hw1);
         }
-        if (r < rows && lane < kLanes && !kDiagNoStores) {
+        if (r < rows && !kDiagNoStores) {  // warp-uniform
           const int64_t p = p0 + r;
           __nv_bfloat16* dzrow = e.out + p * e.ld_out + col;
           *reinterpret_cast<uint4*>(dzrow) = make_uint4(dg[0], dg[1], dg[2], dg[3]);
@@ -858,14 +848,14 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
         }
       }
 #pragma unroll
-      for (int s = 1; s < 8; s <<= 1)
+      for (int s = 1; s < 16; s <<= 1)
 #pragma unroll
         for (int d = 0; d < kBatch; ++d) dot[d] += __shfl_xor_sync(0xffffffffu, dot[d], s);
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
         const int r = warp + kWarps * (k0 + d);
-        if (r < rows && lane % 8 == 0 && lane < kLanes && !kDiagNoStores)
-          e.part[(p0 + r) * (e.inter / kPartCols) + c.n_block * (BN / 64) + lane / 8] = dot[d];
+        if (r < rows && lane % 16 == 0 && !kDiagNoStores)
+          e.part[(p0 + r) * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16] = dot[d];
       }
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) zc[d] = zn[d];
