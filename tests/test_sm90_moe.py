@@ -73,7 +73,7 @@ CASES = [
     (333, 8, 2, 256, 384, "masked", 0.5),  # the clamp through the 128 x (96 + 96) GEMM 1 forms
     (2048, 32, 8, 1024, 384, "uniform", None),
     (600, 16, 4, 256, 512, "skewed", None),  # two 256-column dH tiles
-    (600, 16, 4, 256, 768, "skewed", 0.5),  # three 256-column / four 192-column dH tiles, with the clamp
+    (600, 16, 4, 256, 768, "skewed", 0.5),  # three 256-column dH tiles, with the clamp
 ]
 
 

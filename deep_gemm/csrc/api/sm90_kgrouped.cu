@@ -37,7 +37,7 @@ using pk::sm90::kgrouped::kgrouped_wgrad_kernel;
 //      per-chunk handshakes and drains of 16).
 //  21  19 with a bf16 tile's last column pass held in registers (packed) and written out while the next tile's
 //      first chunk of wgmma runs (setmaxnreg 72 / 216 / 216); fp32 outs as 19.
-// (22, session 21 run 1: 21 with the two consumer warpgroups staggered at a tile's end, the first holding both of its
+// (22 again, session 21 run 1: 21 with the two consumer warpgroups staggered at a tile's end, the first holding both of its
 // passes in 64 packed registers: 1-4 % slower than 21, results/session21/run1; removed.)
 // (25, session 21 run 2: 21 multiplying only the 16-row steps of a group's last chunk that hold rows; ptxas
 // serialized every wgmma of the kernel (C7520, one arrive and wait each, main path included): 11-19 % slower,
