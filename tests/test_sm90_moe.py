@@ -470,3 +470,15 @@ def test_public_op_weight_grads(rng):
     for f, a, s, want in zip(fresh, accs, start, l64):
         assert f.grad is None
         assert rel_l2(a - s, want.grad) <= TOL
+
+
+@pytest.mark.gpu
+def test_diag_ring_stats_needs_a_diagnostic_build():
+    """pk_sm90_diag_ring_stats (benchmarks/ring_times.py) answers only in a -DPK_SM90_DIAG_RING_TIMES build; a wheel's
+    library says so instead of returning zeros."""
+    import ctypes
+    lib = _sm90()._lib(torch.device("cuda"), "pk_sm90_diag_ring_stats")
+    out = (ctypes.c_ulonglong * 8)(*range(8))
+    with pytest.raises(ValueError, match="PK_SM90_DIAG_RING_TIMES"):
+        lib.call("pk_sm90_diag_ring_stats", out, ctypes.c_int(1))
+    assert list(out) == list(range(8))

@@ -291,6 +291,25 @@ PK_EXPORT int pk_sm90_moe_gemm2_scatter(const void* h, int64_t num_tokens, int h
   });
 }
 
+// Timing-diagnostic builds only (-DPK_SM90_DIAG_RING_TIMES, ci/build_diag_libraries.sh ring): copies GEMM 1's and dH's
+// ring counters (mainloop.cuh, g_diag_ring: 8 values) to host memory `out`, then zeroes them when `reset` is set.
+// benchmarks/ring_times.py reads them.
+PK_EXPORT int pk_sm90_diag_ring_stats(unsigned long long* out, int reset) {
+  return pk::guarded("pk_sm90_diag_ring_stats", [&] {
+#ifdef PK_SM90_DIAG_RING_TIMES
+    PK_CUDA_CHECK(cudaMemcpyFromSymbol(out, pk::sm90::g_diag_ring, 8 * sizeof(unsigned long long)));
+    if (reset) {
+      const unsigned long long zeros[8] = {};
+      PK_CUDA_CHECK(cudaMemcpyToSymbol(pk::sm90::g_diag_ring, zeros, sizeof(zeros)));
+    }
+#else
+    (void)out;
+    (void)reset;
+    PK_REQUIRE(false, "pk_sm90_diag_ring_stats needs a library built with -DPK_SM90_DIAG_RING_TIMES");
+#endif
+  });
+}
+
 // y[t] = sum_k w[t,k] * rows[pair_to_sorted[t*K+k]] (weights may be null: plain sum), and when
 // dweights is given, dweights[t,k] = sum_j part[pair_to_sorted[t*K+k], j] (0 for masked slots).
 PK_EXPORT int pk_sm90_token_combine(const void* rows, int hidden, int64_t num_tokens, int topk,

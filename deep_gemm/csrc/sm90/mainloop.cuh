@@ -33,6 +33,32 @@ namespace pk::sm90 {
 constexpr int kBM = 128;
 constexpr int kBK = 64;
 
+// PK_SM90_DIAG_RING_TIMES (timing-diagnostic builds only): where a stage's round trip goes, from clock64 stamps of
+// one producer thread (thread 0) and one consumer thread (the first consumer warpgroup's thread 0; the 2-CTA cluster
+// forms are not stamped). Counters (per translation unit; pk_sm90_diag_ring_stats in api/sm90_moe.cu reads GEMM 1's
+// and dH's): [0] producer cycles waiting for a free stage, [1] producer cycles from the free stage to its copies and
+// arrival issued, [2] stages issued, [3] consumer cycles waiting for a full stage, [4] k-blocks consumed, [5] k-blocks
+// the consumer had to wait for (> 64 cycles), [6] for those, cycles from the producer's "issued" stamp to the data's
+// arrival (the flight), [7] unused. The producer's per-stage stamps sit in shared memory after the scheduler's table
+// (GemmConfig::kDiagBytes, diag_stamps).
+#ifdef PK_SM90_DIAG_RING_TIMES
+constexpr bool kDiagRingTimes = true;
+static __device__ unsigned long long g_diag_ring[8];
+#else
+constexpr bool kDiagRingTimes = false;
+#endif
+__device__ __forceinline__ long long diag_clock() {
+  long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ void diag_ring_add(int i, long long v) {
+#ifdef PK_SM90_DIAG_RING_TIMES
+  atomicAdd(&g_diag_ring[i], static_cast<unsigned long long>(v));
+#endif
+}
+
+
 // How rows of A are found: sorted row p of the group layout reads A row ...
 enum class AMode : int {
   kContiguous = 0,     // ... p                    (h_sorted, dz_sorted, public contiguous/masked), cp.async
@@ -156,10 +182,19 @@ struct GemmConfig {
   static constexpr int kStoreRowBytes = BN * 2 + 16;  // staging row pitch (bytes)
   static constexpr int kStoreBytes = (kStagedStore || kEpiWarps) ? kBM * kStoreRowBytes : 0;
   static constexpr int kSchedInts = 3 * kMaxGroups + 1;
+  static constexpr int kDiagBytes = kDiagRingTimes ? 8 * kStages + 8 : 0;  // diag_stamps (PK_SM90_DIAG_RING_TIMES)
   static constexpr int kSmemBytes = 1024 /*align slack*/ + kStages * kStageBytes + kStoreBytes +
-                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4;
+                                    (2 * kStages + (kEpiWarps ? 4 : 2)) * 8 + kSchedInts * 4 + kDiagBytes;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory");
 };
+
+// PK_SM90_DIAG_RING_TIMES: the producer's "stage s issued" stamps, after the scheduler's table (the kernel's layout:
+// full, empty, done barriers, the table; kDiagBytes reserves them).
+template <class Cfg>
+__device__ __forceinline__ volatile long long* diag_stamps(uint64_t* full) {
+  return reinterpret_cast<volatile long long*>(full + 2 * Cfg::kStages + (Cfg::kEpiWarps ? 4 : 2) +
+                                               (Cfg::kSchedInts + 1) / 2);
+}
 
 // Full-barrier arrivals per stage: the cp.async producer threads + the TMA thread's expect_tx, or the
 // TMA thread alone when A comes by TMA too.
@@ -337,6 +372,8 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
   const uint32_t b_base = smem_u32(smem_b);
   const uint32_t topk = static_cast<uint32_t>(p.topk);
   const uint32_t topk_inv = 0xFFFFFFFFu / topk;  // floor(n * inv / 2^32) is n / topk or one less
+  long long diag_wait = 0, diag_issue = 0, diag_n = 0;  // PK_SM90_DIAG_RING_TIMES (thread 0)
+  volatile long long* diag_stamp = diag_stamps<Cfg>(full);
   for (int unit = first_unit<Cfg>(); unit < total; unit += unit_step<Cfg>()) {
     const TileCoord c = cta_tile<Cfg>(sched, unit);
     // This thread's 8 rows, computed once per tile; rows past the group's end read nothing and land as zeros.
@@ -381,7 +418,9 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       const uint32_t round = it / Cfg::kStages;
+      const long long d0 = kDiagRingTimes && t == 0 ? diag_clock() : 0;
       mbar_wait(&empty[s], (round & 1) ^ 1);
+      const long long d1 = kDiagRingTimes && t == 0 ? diag_clock() : 0;
       if constexpr (kDiagNoLoads) {
         if (t == 0) mbar_arrive_expect_tx(&full[s], 0);
         cp_async_mbar_arrive_noinc(&full[s]);
@@ -399,9 +438,21 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         cp_async_16(a_dst + i * kStride * 128 + swz, src[i], ((valid_mask >> i) & 1u) * 16u);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
+      if (kDiagRingTimes && t == 0 && !Cfg::kCluster) {
+        const long long d2 = diag_clock();
+        diag_wait += d1 - d0;
+        diag_issue += d2 - d1;
+        ++diag_n;
+        diag_stamp[s] = d2;
+      }
 #pragma unroll
       for (int i = 0; i < kRows; ++i) src[i] += kBK;
     }
+  }
+  if (kDiagRingTimes && t == 0 && !Cfg::kCluster) {
+    diag_ring_add(0, diag_wait);
+    diag_ring_add(1, diag_issue);
+    diag_ring_add(2, diag_n);
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
@@ -431,9 +482,21 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
     return;
   }
   uint32_t prev = 0;
+  const bool diag = kDiagRingTimes && !Cfg::kCluster && threadIdx.x == 128;
+  long long diag_wait = 0, diag_flight = 0, diag_late = 0;
+  volatile long long* diag_stamp = diag_stamps<Cfg>(full);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
+    const long long d0 = diag ? diag_clock() : 0;
     mbar_wait(&full[s], (it / Cfg::kStages) & 1);
+    if (diag) {
+      const long long d1 = diag_clock();
+      diag_wait += d1 - d0;
+      if (d1 - d0 > 64) {
+        ++diag_late;
+        diag_flight += d1 - diag_stamp[s];
+      }
+    }
     if constexpr (!kDiagNoProxyFence) fence_proxy_async_smem();  // A arrived through cp.async (generic proxy); wgmma reads it
     auto* a_ptr = reinterpret_cast<typename Cfg::T*>(smem_a + s * Cfg::kABytes +
                                                      (Cfg::kPingPong ? 0 : wg * (kBM / 2) * kBK * 2));
@@ -460,6 +523,12 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
       prev = s;
     }
+  }
+  if (diag) {
+    diag_ring_add(3, diag_wait);
+    diag_ring_add(4, k_blocks);
+    diag_ring_add(5, diag_late);
+    diag_ring_add(6, diag_flight);
   }
   // Ping-pong: every MMA of this tile is issued, so the other warpgroup may start issuing its own
   // (they queue behind ours on the tensor cores instead of waiting for ours to drain).
