@@ -15,12 +15,36 @@ import sys
 
 
 def load(path: str):
+    """(kernel name, header, one row per SASS instruction) of ci/ncu_sass_samples.sh's CSV (.csv or .csv.gz)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         rows = list(csv.reader(f))
     hdr = next(r for r in rows if r and r[0] == "Address")
-    data = [r for r in rows[rows.index(hdr) + 1:] if len(r) == len(hdr)]
-    return hdr, data
+    name = rows[0][1] if rows and len(rows[0]) > 1 else ""
+    data = [r for r in rows[rows.index(hdr) + 1:] if len(r) == len(hdr) and r[0].startswith("0x")]
+    half = len(data) // 2
+    if len(data) % 2 == 0 and data[:1] == data[half:half + 1]:  # some ncu versions list the SASS twice
+        data = data[:half]
+    return name, hdr, data
+
+
+def whole(path: str, top: int = 40) -> None:
+    """The whole kernel's top instructions by samples (benchmarks/ncu_source_top.py's report)."""
+    name, hdr, data = load(path)
+    ci = {h: i for i, h in enumerate(hdr)}
+    stalls = [h for h in hdr if h.startswith("stall_") and "Not Issued" not in h]
+    samples = lambda r: int(r[ci["Warp Stall Sampling (All Samples)"]] or 0)  # noqa: E731
+    tot = sum(samples(r) for r in data) or 1
+    print(name[:200])
+    print("total samples", tot, "instructions", len(data))
+    agg = {k: sum(int(r[ci[k]] or 0) for r in data) for k in stalls}
+    print("by reason:", ", ".join(f"{k[6:]} {v / tot * 100:.1f}%" for k, v in sorted(agg.items(), key=lambda x: -x[1])
+                                  if v / tot > 0.005))
+    for i in sorted(range(len(data)), key=lambda i: -samples(data[i]))[:top]:
+        r = data[i]
+        worst = sorted(((int(r[ci[k]] or 0), k[6:]) for k in stalls), reverse=True)[:3]
+        print(f"{i:5d} {samples(r) / tot * 100:5.2f}% ex={r[ci['Instructions Executed']]:>8} "
+              f"{r[ci['Source']].strip()[:70]:70s} {' '.join(f'{k}:{v}' for v, k in worst if v)}")
 
 
 def regions(src: list[str]):
@@ -46,7 +70,7 @@ def regions(src: list[str]):
 
 def main(argv: list[str]) -> None:
     path, top = argv[0], int(argv[1]) if len(argv) > 1 else 6
-    hdr, data = load(path)
+    _, hdr, data = load(path)
     col = {h: i for i, h in enumerate(hdr)}
     src = [r[col["Source"]].strip() for r in data]
     addr = [int(r[col["Address"]], 16) for r in data]

@@ -33,6 +33,29 @@ namespace pk::sm90 {
 constexpr int kBM = 128;
 constexpr int kBK = 64;
 
+// Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
+// consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
+// the producers' copies (each stage's full barrier completes with no bytes). Outputs are garbage; the
+// time says what the loads alone, or the MMAs and epilogue alone, cost.
+#ifdef PK_SM90_DIAG_NO_MMA
+constexpr bool kDiagNoMma = true;
+#else
+constexpr bool kDiagNoMma = false;
+#endif
+#ifdef PK_SM90_DIAG_NO_LOADS
+constexpr bool kDiagNoLoads = true;
+#else
+constexpr bool kDiagNoLoads = false;
+#endif
+// PK_SM90_DIAG_NO_PROXY_FENCE drops the consumers' per-k-block proxy fence (MEMBAR.ALL.CTA +
+// FENCE.VIEW.ASYNC.S in SASS): what it costs the wait_group 1 forms, whose previous k-block's wgmma are in
+// flight when it runs. Racy where A comes by cp.async; time only.
+#ifdef PK_SM90_DIAG_NO_PROXY_FENCE
+constexpr bool kDiagNoProxyFence = true;
+#else
+constexpr bool kDiagNoProxyFence = false;
+#endif
+
 // PK_SM90_DIAG_RING_TIMES (timing-diagnostic builds only): where a stage's round trip goes, from clock64 stamps of
 // one producer thread (thread 0) and one consumer thread (the first consumer warpgroup's thread 0; the 2-CTA cluster
 // forms are not stamped). Counters (per translation unit; pk_sm90_diag_ring_stats in api/sm90_moe.cu reads GEMM 1's
@@ -57,7 +80,6 @@ __device__ __forceinline__ void diag_ring_add(int i, long long v) {
   atomicAdd(&g_diag_ring[i], static_cast<unsigned long long>(v));
 #endif
 }
-
 
 // How rows of A are found: sorted row p of the group layout reads A row ...
 enum class AMode : int {
@@ -235,29 +257,6 @@ __device__ __forceinline__ TileCoord cta_tile(const SchedulerOf<Cfg>& sched, int
 }
 // False only for a cluster's idle slot (an m-tile past its group's end).
 __device__ __forceinline__ bool tile_has_rows(const TileCoord& c) { return c.m_block * kBM < c.rows; }
-
-// Timing-diagnostic builds only (ci/build_diag_libraries.sh; never in a wheel): PK_SM90_DIAG_NO_MMA drops the
-// consumers' wgmma (stages are taken and released as a cluster's empty m-tile does), PK_SM90_DIAG_NO_LOADS
-// the producers' copies (each stage's full barrier completes with no bytes). Outputs are garbage; the
-// time says what the loads alone, or the MMAs and epilogue alone, cost.
-#ifdef PK_SM90_DIAG_NO_MMA
-constexpr bool kDiagNoMma = true;
-#else
-constexpr bool kDiagNoMma = false;
-#endif
-#ifdef PK_SM90_DIAG_NO_LOADS
-constexpr bool kDiagNoLoads = true;
-#else
-constexpr bool kDiagNoLoads = false;
-#endif
-// PK_SM90_DIAG_NO_PROXY_FENCE drops the consumers' per-k-block proxy fence (MEMBAR.ALL.CTA +
-// FENCE.VIEW.ASYNC.S in SASS): what it costs the wait_group 1 forms, whose previous k-block's wgmma are in
-// flight when it runs. Racy where A comes by cp.async; time only.
-#ifdef PK_SM90_DIAG_NO_PROXY_FENCE
-constexpr bool kDiagNoProxyFence = true;
-#else
-constexpr bool kDiagNoProxyFence = false;
-#endif
 
 // A consumer warp releases a stage: to its own CTA, or with a cluster to both (the peer multicasts
 // into this CTA's copy of the stage too).
