@@ -46,6 +46,8 @@ def variant(request, monkeypatch):
     (4, 256, 128, [130, 0, 257, 1]),
     (8, 512, 256, [64] * 8),
     (4, 384, 640, [300, 5, 129, 65]),  # 65: the second warpgroup of the tile computes one row
+    # last m-tiles of exactly 64 and of 63 rows: the second warpgroup (ping-pong: the second m64 block) multiplies nothing
+    (3, 256, 320, [192, 63, 320]),
 ])
 def test_contiguous_m_indices(G, N, K, sizes, nn, rng, variant):
     sm90 = _sm90()
