@@ -115,7 +115,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       // About half the groups of an MoE layer end in an m-tile of at most 64 rows (~6 % of the tiles at 1024 rows
       // a group); the rows past the end were multiplied as zeros, and their outputs are never stored.
       const int tile_rows = c.rows - c.m_block * kBM;
-      const int mma_blocks = Cfg::kPingPong ? (tile_rows > 64 ? 2 : 1) : (tile_rows > 64 * (wg - 1) ? 1 : 0);
+      const int mma_blocks = mp.full_tiles ? Cfg::kMI
+                             : Cfg::kPingPong ? (tile_rows > 64 ? 2 : 1) : (tile_rows > 64 * (wg - 1) ? 1 : 0);
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
                              Cfg::kPingPong ? &done[wg - 1] : nullptr, mma_blocks);
       if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);

@@ -235,6 +235,7 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
+  int full_tiles = 0;  // 1: every warpgroup multiplies all its rows' blocks, empty or not (PK_SM90_FULL_TILES; timing)
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
