@@ -281,10 +281,6 @@ def variants(shape, T, E, K, routing="uniform"):
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
             **{f"layer fwd+bwd, {o} tile order": (with_env(env, layer_once), 9 * f) for o, env in orders.items()},
-            # the blocks of a group's last m-tile that hold no rows multiplied anyway (before session 22)
-            **{f"{k} default, full tiles": (with_env({"PK_SM90_FULL_TILES": "1"}, fn), fl)
-               for k, (fn, fl) in defaults.items()},
-            "layer fwd+bwd, full tiles": (with_env({"PK_SM90_FULL_TILES": "1"}, layer_once), 9 * f),
             # the persistent grids capped below the SM count (PK_SM90_MAX_CTAS): does a less loaded L2 make up for
             # the missing SMs?
             **{f"{k} default, {n} CTAs": (with_env({"PK_SM90_MAX_CTAS": str(n)}, fn), fl)

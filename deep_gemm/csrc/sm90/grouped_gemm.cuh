@@ -100,10 +100,7 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
       // 192 accumulators a thread: the first wgmma reads them (scale-d = 0 or not), so they would stay live
       // through the epilogue; fresh zeros here end the old values at the epilogue's last read, freeing
       // registers for its work (a SwiGLU epilogue of this shape spilled ~940 B a thread without this).
-      if constexpr (Cfg::kAccRegs > 128) {
-        cute::clear(accum);
-        warpgroup_fence_operand(accum);  // the zeros before the mainloop (sunk into its first wgmma stage: C7515)
-      }
+      if constexpr (Cfg::kAccRegs > 128) cute::clear(accum);
       if constexpr (Cfg::kPingPong) {
         // Start only after the other warpgroup's mainloop of tile j-1 is through: then every
         // earlier phase of the stages this tile waits on has completed, so the parity waits
@@ -111,14 +108,8 @@ grouped_gemm_kernel(const __grid_constant__ CUtensorMap tmap_b, const __grid_con
         const int other = 2 - wg;  // consumer index of the other warpgroup
         if (j > 0) mbar_wait(&done[other], static_cast<uint32_t>((j - 1 - other) / 2) & 1u);
       }
-      // m64 blocks of this warpgroup's rows that hold rows of the group (0: none, the stages are only passed on).
-      // About half the groups of an MoE layer end in an m-tile of at most 64 rows (~6 % of the tiles at 1024 rows
-      // a group); the rows past the end were multiplied as zeros, and their outputs are never stored.
-      const int tile_rows = c.rows - c.m_block * kBM;
-      const int mma_blocks = mp.full_tiles ? Cfg::kMI
-                             : Cfg::kPingPong ? (tile_rows > 64 ? 2 : 1) : (tile_rows > 64 * (wg - 1) ? 1 : 0);
       consumer_mainloop<Cfg>(mp, smem_a, smem_b, full, empty, it, wg - 1, accum,
-                             Cfg::kPingPong ? &done[wg - 1] : nullptr, mma_blocks);
+                             Cfg::kPingPong ? &done[wg - 1] : nullptr, tile_has_rows(c));
       if constexpr (Cfg::kEpiWarps) Epi::stage(accum, smem_c, wg - 1, j, staged_full, staged_empty);
       else if constexpr (Cfg::kStagedStore) Epi::apply_staged(ep, c, wg - 1, accum, pre, smem_c, &tmap_out);
       else Epi::apply(ep, c, wg - 1, accum, pre);

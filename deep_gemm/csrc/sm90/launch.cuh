@@ -75,20 +75,11 @@ inline int m_fastest_order(int n_blocks) {
   return n_blocks >= 16 ? 1 : 0;
 }
 
-// PK_SM90_FULL_TILES=1 (timing A/B only): warpgroups multiply the blocks of a group's last m-tile that hold no rows
-// too, as before session 22.
-inline int full_tiles_override() {
-  const char* s = std::getenv("PK_SM90_FULL_TILES");
-  return s != nullptr && s[0] == '1' ? 1 : 0;
-}
-
 template <class Cfg, AMode AM, class Epi>
-void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp_in, const GroupInfo& g_in,
+void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, const GroupInfo& g_in,
                          const EpilogueParams& ep, int64_t max_rows, cudaStream_t stream,
                          const CUtensorMap& tmap_a = CUtensorMap{}, const CUtensorMap& tmap_out = CUtensorMap{}) {
   GroupInfo g = g_in;
-  MainloopParams mp = mp_in;
-  mp.full_tiles = full_tiles_override();
   g.m_fastest = m_fastest_order(mp.n_blocks);
   PK_REQUIRE(mp.k > 0 && mp.k % kBK == 0, "reduction length must be a positive multiple of %d, got %d", kBK, mp.k);
   PK_REQUIRE(g.num_groups > 0 && g.num_groups <= kMaxGroups, "groups must be in [1, %d], got %d", kMaxGroups,

@@ -235,7 +235,6 @@ struct MainloopParams {
   int n;              // GEMM output columns (B's N extent)
   int b_split;        // kKMajorSplit: row offset of the second half (I)
   int n_blocks;
-  int full_tiles = 0;  // 1: every warpgroup multiplies all its rows' blocks, empty or not (PK_SM90_FULL_TILES; timing)
 };
 
 // Tile walk of a CTA: units first_unit, first_unit + unit_step, ... of the scheduler's list. With a
@@ -463,16 +462,15 @@ template <class Cfg, class Accum>
 __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8_t* smem_a,
                                                   uint8_t* smem_b, uint64_t* full, uint64_t* empty,
                                                   uint32_t& it, int wg, Accum& accum,
-                                                  uint64_t* turn_done = nullptr, int mma_blocks = Cfg::kMI) {
+                                                  uint64_t* turn_done = nullptr, bool has_rows = true) {
   using namespace cute;
   typename Cfg::TiledMma mma;
   auto thr = mma.get_thread_slice(threadIdx.x % 128);
   const int k_blocks = p.k / kBK;
   const int lane = threadIdx.x % 32;
-  if (kDiagNoMma || mma_blocks == 0) {
-    // No row of this warpgroup's part of the tile lies in its group (a group's last m-tile with at most 64 rows,
-    // or a cluster's m-tile past its group's end), or a no-MMA diagnostic build: nothing to compute; take each
-    // stage and hand it back (with a cluster to both CTAs: the B half came from the peer).
+  if (kDiagNoMma || (Cfg::kCluster && !has_rows)) {
+    // A cluster's m-tile past its group's end (or a no-MMA diagnostic build): nothing to compute; take
+    // each stage (its B half came from the peer) and hand it back to both CTAs.
     for (int kb = 0; kb < k_blocks; ++kb, ++it) {
       const uint32_t s = it % Cfg::kStages;
       mbar_wait(&full[s], (it / Cfg::kStages) & 1);
@@ -486,11 +484,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
   const bool diag = kDiagRingTimes && !Cfg::kCluster && threadIdx.x == 128;
   long long diag_wait = 0, diag_flight = 0, diag_late = 0;
   volatile long long* diag_stamp = diag_stamps<Cfg>(full);
-  // kBlocks m64 blocks of the warpgroup's rows multiplied: all kMI, or (ping-pong, a tile of at most 64 rows) the
-  // first only. Two whole loops rather than a branch around the second block's wgmma, which would make ptxas
-  // serialize every wgmma of the kernel (C7520; cmake/ptxas_guard.py fails the build on it).
-  auto k_loop = [&](auto blocks) {
-  constexpr int kBlocks = decltype(blocks)::value;
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const uint32_t s = it % Cfg::kStages;
     const long long d0 = diag ? diag_clock() : 0;
@@ -516,12 +509,7 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
 #pragma unroll
     for (int k = 0; k < kBK / 16; ++k) {
       mma.accumulate_ = (kb == 0 && k == 0) ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-      if constexpr (kBlocks == Cfg::kMI) {
-        cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
-      } else {
-        static_assert(kBlocks == 1 && decltype(size<2>(accum))::value == 1, "the first m64 block, one n-atom");
-        cute::gemm(mma, tCrA(_, 0, k), tCrB(_, 0, k), accum(_, 0, 0));
-      }
+      cute::gemm(mma, tCrA(_, _, k), tCrB(_, _, k), accum);
     }
     warpgroup_commit_batch();
     if constexpr (Cfg::kWait0) {
@@ -534,13 +522,6 @@ __device__ __forceinline__ void consumer_mainloop(const MainloopParams& p, uint8
       if (kb > 0 && lane == 0) release_stage<Cfg>(&empty[prev]);
       prev = s;
     }
-  }
-  };
-  if constexpr (Cfg::kMI == 2) {
-    if (mma_blocks == 1) k_loop(cute::Int<1>{});
-    else k_loop(cute::Int<2>{});
-  } else {
-    k_loop(cute::Int<Cfg::kMI>{});
   }
   if (diag) {
     diag_ring_add(3, diag_wait);
