@@ -125,7 +125,8 @@ inline EpilogueParams swiglu_epilogue(void* out, void* out2, int inter, float cl
 // Shapes every MoE entry point needs (the kernels tile H by 64 and I by 128).
 static void check_moe_dims(int hidden, int inter, int topk) {
   PK_REQUIRE(hidden % 64 == 0, "hidden size must be a multiple of 64, got %d", hidden);
-  PK_REQUIRE(inter % 128 == 0, "intermediate size must be a multiple of 128, got %d", inter);
+  PK_REQUIRE(inter % 128 == 0 && inter <= (1 << 28), "intermediate size must be a multiple of 128 up to 2^28, got %d",
+             inter);
   PK_REQUIRE(topk >= 1 && topk <= 64, "topk must be in [1, 64]");
 }
 

@@ -758,7 +758,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
   using Tile = StagedTile<BN>;
   static constexpr int kTileRows = 128;
-  static constexpr int kBatch = 4;  // rows processed together (and z rows loaded ahead) per warp
+  static constexpr int kBatch = 2;  // rows processed together (and z rows loaded ahead) per warp
 
   struct ZRow {
     uint4 g, u;
@@ -781,25 +781,41 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
       const int r = warp + kWarps * (lane + 32 * h);
       if (r < rows) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
     }
+    // This warp's k-th row is tile row warp + kWarps k, valid for k < nk. A row's address in each array is its
+    // offset from the warp's first row (kWarps k times a 32-bit pitch: the host keeps I <= 2^28) added to that
+    // row's address; the 64-bit (p0 + r) * ld of each row and array cost ~15 % of these warps' instructions.
+    const int nk = (rows - warp + kWarps - 1) / kWarps;
+    const int64_t r0 = p0 + warp;
+    const uint4* z_row0 = reinterpret_cast<const uint4*>(e.z + r0 * e.ld_z + col);
+    uint4* dz_row0 = reinterpret_cast<uint4*>(e.out + r0 * e.ld_out + col);
+    uint4* hw_row0 = reinterpret_cast<uint4*>(e.out2 + r0 * e.ld_out2 + col);
+    const int up = e.inter / 8;  // the up half's offset in a z / dz row, in uint4
+    float* part_row0 = e.part + r0 * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16;
+    // (row0 advanced by kWarps k rows of pitch bytes; z, dz and h*w rows go as 16-byte vectors: their pitches
+    // are multiples of 16 (host-checked), and the arithmetic runs on uint4 pointers so that ptxas keeps the
+    // vector stores (from a char pointer it split them into 4-byte ones))
+    auto row_of = [&](auto* row0, int k, int pitch) {
+      return row0 + static_cast<int64_t>(kWarps * k) * pitch;
+    };
+    const int z_pitch = static_cast<int>(e.ld_z) / 8, dz_pitch = static_cast<int>(e.ld_out) / 8,
+              hw_pitch = static_cast<int>(e.ld_out2) / 8, part_pitch = e.inter / 128;  // in uint4 / float
     auto load_batch = [&](int k0, ZRow (&z)[kBatch]) {
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
-        const int r = warp + kWarps * (k0 + d);
-        if (r < rows) {
-          const __nv_bfloat16* zrow = e.z + (p0 + r) * e.ld_z + col;
-          z[d].g = __ldg(reinterpret_cast<const uint4*>(zrow));
-          z[d].u = __ldg(reinterpret_cast<const uint4*>(zrow + e.inter));
+        if (k0 + d < nk) {
+          const uint4* zrow = row_of(z_row0, k0 + d, z_pitch);
+          z[d].g = __ldg(zrow);
+          z[d].u = __ldg(zrow + up);
         }
       }
     };
     auto prefetch_batch = [&](int k0) {  // this lane's 16-byte pieces of gate and up: their lines into L1
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
-        const int r = warp + kWarps * (k0 + d);
-        if (r < rows) {
-          const __nv_bfloat16* zrow = e.z + (p0 + r) * e.ld_z + col;
+        if (k0 + d < nk) {
+          const uint4* zrow = row_of(z_row0, k0 + d, z_pitch);
           prefetch_l1(zrow);
-          prefetch_l1(zrow + e.inter);
+          prefetch_l1(zrow + up);
         }
       }
     };
@@ -812,8 +828,17 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
       prefetch_batch(2 * kBatch);
     }
     mbar_wait(full, static_cast<uint32_t>(j) & 1u);
-    const uint8_t* tile_row0 = smem_c + lane * 16;
+    const uint32_t tile_row0 = smem_u32(smem_c) + lane * 16;
     for (int k0 = 0; k0 < kSteps; k0 += kBatch) {
+      // The batch's routing weights first, then the next batch's z loads: ptxas waits for all of the warp's
+      // outstanding global loads at a shuffle, so a shuffle after those loads waited a memory round trip
+      // at every batch (ncu, session 21 run 7: the SHFL.IDX's long_sb samples).
+      float wb[kBatch];
+#pragma unroll
+      for (int d = 0; d < kBatch; ++d) {
+        const int k = k0 + d;
+        wb[d] = __shfl_sync(0xffffffffu, k < 32 ? w_lane[0] : w_lane[1], k % 32);
+      }
       if (k0 + kBatch < kSteps) load_batch(k0 + kBatch, zn);
       if constexpr (kPrefetchL1) {
         if (k0 + 3 * kBatch < kSteps) prefetch_batch(k0 + 3 * kBatch);
@@ -821,9 +846,10 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
       float dot[kBatch];
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
-        const int k = k0 + d, r = warp + kWarps * k;
-        const float w = __shfl_sync(0xffffffffu, k < 32 ? w_lane[0] : w_lane[1], k % 32);
-        const uint4 da4 = *reinterpret_cast<const uint4*>(tile_row0 + min(r, kTileRows - 1) * Tile::kRowBytes);
+        const int k = k0 + d;
+        const float w = wb[d];
+        // dA from the staging tile by ld.shared (a generic load here cost 64-bit address math, session 23)
+        const uint4 da4 = ld_shared_v4(tile_row0 + min(warp + kWarps * k, kTileRows - 1) * Tile::kRowBytes);
         const uint32_t da[4] = {da4.x, da4.y, da4.z, da4.w};
         const uint32_t g[4] = {zc[d].g.x, zc[d].g.y, zc[d].g.z, zc[d].g.w};
         const uint32_t u[4] = {zc[d].u.x, zc[d].u.y, zc[d].u.z, zc[d].u.w};
@@ -839,12 +865,11 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
           du[i] = pack_bf16x2(du0, du1);
           hw[i] = pack_bf16x2(hw0, hw1);
         }
-        if (r < rows && !kDiagNoStores) {  // warp-uniform
-          const int64_t p = p0 + r;
-          __nv_bfloat16* dzrow = e.out + p * e.ld_out + col;
-          *reinterpret_cast<uint4*>(dzrow) = make_uint4(dg[0], dg[1], dg[2], dg[3]);
-          *reinterpret_cast<uint4*>(dzrow + e.inter) = make_uint4(du[0], du[1], du[2], du[3]);
-          *reinterpret_cast<uint4*>(e.out2 + p * e.ld_out2 + col) = make_uint4(hw[0], hw[1], hw[2], hw[3]);
+        if (k < nk && !kDiagNoStores) {  // warp-uniform
+          uint4* dzrow = row_of(dz_row0, k, dz_pitch);
+          dzrow[0] = make_uint4(dg[0], dg[1], dg[2], dg[3]);
+          dzrow[up] = make_uint4(du[0], du[1], du[2], du[3]);
+          *row_of(hw_row0, k, hw_pitch) = make_uint4(hw[0], hw[1], hw[2], hw[3]);
         }
       }
 #pragma unroll
@@ -853,9 +878,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
         for (int d = 0; d < kBatch; ++d) dot[d] += __shfl_xor_sync(0xffffffffu, dot[d], s);
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
-        const int r = warp + kWarps * (k0 + d);
-        if (r < rows && lane % 16 == 0 && !kDiagNoStores)
-          e.part[(p0 + r) * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16] = dot[d];
+        if (k0 + d < nk && lane % 16 == 0 && !kDiagNoStores) *row_of(part_row0, k0 + d, part_pitch) = dot[d];
       }
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) zc[d] = zn[d];

@@ -147,6 +147,14 @@ __device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32
                ::"l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(src)
                : "memory");
 }
+// 16 bytes from shared memory (LDS.128). Through a generic pointer the same read is an LD.E.128 with its
+// 64-bit address math, and ptxas let it share the scoreboard of the warp's global loads (session 23).
+// volatile: it must stay after the mbarrier wait that publishes the data.
+__device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  return v;
+}
 // Fetch the 128-byte line holding `g` into L1 (nothing waits for it: no register, no scoreboard).
 __device__ __forceinline__ void prefetch_l1(const void* g) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(g));
