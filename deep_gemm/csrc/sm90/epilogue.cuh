@@ -764,14 +764,25 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
     uint4 g, u;
   };
 
-  // (called by EpilogueWarpsBase::epilogue_warps_tile)
+  // (called by EpilogueWarpsBase::epilogue_warps_tile) A tile whose 128 rows all hold data (most tiles) runs a copy
+  // of the loop without a row test: the tests' branches cut the loop into basic blocks that ptxas schedules apart.
   template <int kWarps, int kSkip, bool kClamp>
   __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
                                               uint64_t* full, uint64_t* empty) {
+    const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
+    if (kTileRows % kWarps == 0 && rows == kTileRows)
+      tile_rows<kWarps, kSkip, kClamp, kTileRows % kWarps == 0>(e, c, j, rows, smem_c, full, empty);
+    else
+      tile_rows<kWarps, kSkip, kClamp, false>(e, c, j, rows, smem_c, full, empty);
+  }
+
+  template <int kWarps, int kSkip, bool kClamp, bool kFull>
+  __device__ __forceinline__ static void tile_rows(const EpilogueParams& e, const TileCoord& c, int j, int rows,
+                                                   uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
     constexpr int kSteps = (kTileRows + kWarps - 1) / kWarps;  // rows per warp
     static_assert(kSteps <= 64, "two routing weights a lane");
+    static_assert(kBatch == 2, "the d(topk) reduction below pairs the batch's two rows");
     const int warp = threadIdx.x / 32 - kSkip, lane = threadIdx.x % 32;
-    const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
     const int64_t p0 = c.row_begin + c.m_block * kTileRows;          // sorted row of tile row 0
     const int col = c.n_block * BN + 8 * lane;
     const float cl = e.clamp;
@@ -779,12 +790,12 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = warp + kWarps * (lane + 32 * h);
-      if (r < rows) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
+      if (kFull ? r < kTileRows : r < rows) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
     }
     // This warp's k-th row is tile row warp + kWarps k, valid for k < nk. A row's address in each array is its
     // offset from the warp's first row (kWarps k times a 32-bit pitch: the host keeps I <= 2^28) added to that
     // row's address; the 64-bit (p0 + r) * ld of each row and array cost ~15 % of these warps' instructions.
-    const int nk = (rows - warp + kWarps - 1) / kWarps;
+    const int nk = kFull ? kSteps : (rows - warp + kWarps - 1) / kWarps;
     const int64_t r0 = p0 + warp;
     const uint4* z_row0 = reinterpret_cast<const uint4*>(e.z + r0 * e.ld_z + col);
     uint4* dz_row0 = reinterpret_cast<uint4*>(e.out + r0 * e.ld_out + col);
@@ -802,7 +813,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
     auto load_batch = [&](int k0, ZRow (&z)[kBatch]) {
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
-        if (k0 + d < nk) {
+        if (kFull || k0 + d < nk) {
           const uint4* zrow = row_of(z_row0, k0 + d, z_pitch);
           z[d].g = __ldg(zrow);
           z[d].u = __ldg(zrow + up);
@@ -812,7 +823,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
     auto prefetch_batch = [&](int k0) {  // this lane's 16-byte pieces of gate and up: their lines into L1
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) {
-        if (k0 + d < nk) {
+        if (kFull || k0 + d < nk) {
           const uint4* zrow = row_of(z_row0, k0 + d, z_pitch);
           prefetch_l1(zrow);
           prefetch_l1(zrow + up);
@@ -849,7 +860,8 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
         const int k = k0 + d;
         const float w = wb[d];
         // dA from the staging tile by ld.shared (a generic load here cost 64-bit address math, session 23)
-        const uint4 da4 = ld_shared_v4(tile_row0 + min(warp + kWarps * k, kTileRows - 1) * Tile::kRowBytes);
+        const int r = warp + kWarps * k;
+        const uint4 da4 = ld_shared_v4(tile_row0 + (kFull ? r : min(r, kTileRows - 1)) * Tile::kRowBytes);
         const uint32_t da[4] = {da4.x, da4.y, da4.z, da4.w};
         const uint32_t g[4] = {zc[d].g.x, zc[d].g.y, zc[d].g.z, zc[d].g.w};
         const uint32_t u[4] = {zc[d].u.x, zc[d].u.y, zc[d].u.z, zc[d].u.w};
@@ -865,21 +877,22 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
           du[i] = pack_bf16x2(du0, du1);
           hw[i] = pack_bf16x2(hw0, hw1);
         }
-        if (k < nk && !kDiagNoStores) {  // warp-uniform
+        if ((kFull || k < nk) && !kDiagNoStores) {  // warp-uniform
           uint4* dzrow = row_of(dz_row0, k, dz_pitch);
           dzrow[0] = make_uint4(dg[0], dg[1], dg[2], dg[3]);
           dzrow[up] = make_uint4(du[0], du[1], du[2], du[3]);
           *row_of(hw_row0, k, hw_pitch) = make_uint4(hw[0], hw[1], hw[2], hw[3]);
         }
       }
+      // Each row's d(topk) partial: the sum over each 16-lane half (128 columns). The first exchange (lanes l and
+      // l ^ 8) sends one row and keeps the other, so three more shuffles finish both rows: lane 8 h + 16 q ends
+      // with row h's sum over half q (4 dependent shuffles for both rows instead of 8).
+      const int mine = (lane >> 3) & 1;  // the row this lane keeps
+      float sum = (mine ? dot[1] : dot[0]) + __shfl_xor_sync(0xffffffffu, mine ? dot[0] : dot[1], 8);
 #pragma unroll
-      for (int s = 1; s < 16; s <<= 1)
-#pragma unroll
-        for (int d = 0; d < kBatch; ++d) dot[d] += __shfl_xor_sync(0xffffffffu, dot[d], s);
-#pragma unroll
-      for (int d = 0; d < kBatch; ++d) {
-        if (k0 + d < nk && lane % 16 == 0 && !kDiagNoStores) *row_of(part_row0, k0 + d, part_pitch) = dot[d];
-      }
+      for (int s = 4; s >= 1; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+      if ((lane & 7) == 0 && (kFull || k0 + mine < nk) && !kDiagNoStores)
+        *row_of(part_row0, k0 + mine, part_pitch) = sum;
 #pragma unroll
       for (int d = 0; d < kBatch; ++d) zc[d] = zn[d];
     }
