@@ -738,21 +738,23 @@ struct EpiSwiGLUFwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUFwdWarps<BN>> {
 // EpiWG_; cooperative 128 x 256 tiles): what EpiSwiGLUBwd computes, without holding up the MMAs.
 //   consumers (stage): wait until the epilogue warps have read the previous tile back, stmatrix dA
 //     as bf16 into the staging buffer (rows 64wg.., pitch BN*2 + 16), arrive, start the next tile;
-//   epilogue warp e < kWarps (epilogue_warps_tile): tile rows e, e+kWarps, ..., kBatch rows at a time
-//     with no branch between them (the rows' dependency chains interleave; rows past the tile's end
-//     compute on clamped addresses and store nothing); lane l columns 8l..8l+7, so every load and
+//   epilogue warp e < kWarps (epilogue_warps_tile): tile rows e, e+kWarps, ..., kBatch (2) rows at a time;
+//     a full tile's batch has no branch (the two rows' chains interleave), a partial tile's rows past its
+//     end compute on clamped addresses and store nothing; lane l columns 8l..8l+7, so every load and
 //     store of a row is one coalesced 16-byte vector per lane (z gate and up, dA from shared memory;
 //     dz gate and up, h*w). z is loaded one batch ahead, the first batch and the routing weights
 //     (lane l: rows e + kWarps (l + 32h), shuffled to the warp) while the tile's MMAs still run.
 //     d(topk_weights): lanes 0-15 sum the first 128 columns, 16-31 the rest.
+//     Session 23 (notes "Session 23"): with the batch's shuffles ahead of the next batch's loads, dA by
+//     ld.shared, addresses as row offsets and the branch-free full-tile copy, 30B dH -9 %.
 // dA is rounded to bf16 in between (as torch's grouped_mm output would be); the sigmoid uses the
 // approximate reciprocal and a tile without clamp takes a clamp-free path (these warps' instruction
 // count and latency are what the epilogue costs).
 // kPrefetchL1: z rows also go into L1 (prefetch.global.L1) two batches before their use. ptxas puts
-// every global load of these warps on one scoreboard, so the first use of batch b's z waits for the
-// loads of batch b+1 just issued too (the "one batch ahead" register loads overlap nothing; ncu:
-// ~24 % of the epilogue warps' samples at 30B, results/session5/run5). With the lines in L1 that
-// wait is an L1 hit instead of a DRAM round trip.
+// every global load of these warps on one scoreboard and waits for all of them at the first use of
+// any (and at a shuffle), so a wait for batch b's z also waits for batch b+1's loads just issued
+// (ncu: ~24 % of the epilogue warps' samples at 30B, results/session5/run5). With the lines in L1
+// that wait is an L1 hit instead of a DRAM round trip.
 template <int BN, bool kPrefetchL1 = false>
 struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetchL1>> {
   static_assert(BN == 256, "a warp covers one 256-column row, 8 columns a lane");
