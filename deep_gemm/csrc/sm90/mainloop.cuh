@@ -425,19 +425,16 @@ __device__ __forceinline__ void producer_loop(const SchedulerOf<Cfg>& sched, con
         cp_async_mbar_arrive_noinc(&full[s]);
         continue;
       }
+      if (t == 0) {
+        const bool gets_b = tile_gets_b<Cfg>(c);
+        mbar_arrive_expect_tx(&full[s], gets_b ? Cfg::kBBytes : 0);
+        if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
+      }
       const uint32_t a_dst = a_base + s * Cfg::kABytes + r0 * 128;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) {
         const uint32_t swz = static_cast<uint32_t>((chunk ^ ((r0 + kStride * i) & 7)) << 4);
         cp_async_16(a_dst + i * kStride * 128 + swz, src[i], ((valid_mask >> i) & 1u) * 16u);
-      }
-      // B's TMA after thread 0's own gathered copies: its issue (elect loops, ~100 cycles in SASS) held up warp
-      // 0's copies, the last of the stage's gathered rows. (Thread 0's arrival is still pending until this
-      // arrive, so the stage cannot complete before B's bytes are expected.)
-      if (t == 0) {
-        const bool gets_b = tile_gets_b<Cfg>(c);
-        mbar_arrive_expect_tx(&full[s], gets_b ? Cfg::kBBytes : 0);
-        if (gets_b) load_b<Cfg>(b_base + s * Cfg::kBBytes, tmap_b, &full[s], p, c, kb);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
       if (kDiagRingTimes && t == 0 && !Cfg::kCluster) {
