@@ -804,9 +804,9 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
     uint4* hw_row0 = reinterpret_cast<uint4*>(e.out2 + r0 * e.ld_out2 + col);
     const int up = e.inter / 8;  // the up half's offset in a z / dz row, in uint4
     float* part_row0 = e.part + r0 * (e.inter / 128) + c.n_block * (BN / 128) + lane / 16;
-    // (row0 advanced by kWarps k rows of pitch bytes; z, dz and h*w rows go as 16-byte vectors: their pitches
-    // are multiples of 16 (host-checked), and the arithmetic runs on uint4 pointers so that ptxas keeps the
-    // vector stores (from a char pointer it split them into 4-byte ones))
+    // (row0 advanced by kWarps k rows of `pitch` elements of its type; z, dz and h*w rows go as 16-byte vectors:
+    // their pitches, 2I and I with I % 128 == 0 on the host, are whole uint4s, and the arithmetic runs on uint4
+    // pointers so that ptxas keeps the vector stores (from a char pointer it split them into 4-byte ones))
     auto row_of = [&](auto* row0, int k, int pitch) {
       return row0 + static_cast<int64_t>(kWarps * k) * pitch;
     };
