@@ -772,10 +772,10 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
   __device__ __forceinline__ static void tile(const EpilogueParams& e, const TileCoord& c, int j, uint8_t* smem_c,
                                               uint64_t* full, uint64_t* empty) {
     const int rows = min(c.rows - c.m_block * kTileRows, kTileRows);  // valid rows of this tile
-    if (kTileRows % kWarps == 0 && rows == kTileRows)
-      tile_rows<kWarps, kSkip, kClamp, kTileRows % kWarps == 0>(e, c, j, rows, smem_c, full, empty);
-    else
-      tile_rows<kWarps, kSkip, kClamp, false>(e, c, j, rows, smem_c, full, empty);
+    if constexpr (kTileRows % kWarps == 0) {  // (else the warps' row counts differ even in a full tile)
+      if (rows == kTileRows) return tile_rows<kWarps, kSkip, kClamp, true>(e, c, j, rows, smem_c, full, empty);
+    }
+    tile_rows<kWarps, kSkip, kClamp, false>(e, c, j, rows, smem_c, full, empty);
   }
 
   template <int kWarps, int kSkip, bool kClamp, bool kFull>
@@ -792,7 +792,7 @@ struct EpiSwiGLUBwdWarps : EpilogueWarpsBase<BN, EpiSwiGLUBwdWarps<BN, kPrefetch
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = warp + kWarps * (lane + 32 * h);
-      if (kFull ? r < kTileRows : r < rows) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
+      if (r < (kFull ? kTileRows : rows)) w_lane[h] = __ldg(e.topk_w + __ldg(e.sorted_pair + p0 + r));
     }
     // This warp's k-th row is tile row warp + kWarps k, valid for k < nk. A row's address in each array is its
     // offset from the warp's first row (kWarps k times a 32-bit pitch: the host keeps I <= 2^28) added to that
