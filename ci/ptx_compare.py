@@ -1,14 +1,20 @@
-"""Compare the kernels of two PTX files (nvcc -ptx of the same source before and after a change).
+"""Compare the kernels of two builds: two PTX files (nvcc -ptx of the same source before and after a change) or two
+SASS dumps (cuobjdump -sass of the two libraries).
 
-    python3 ci/ptx_compare.py OLD.ptx NEW.ptx [--by-body]
+    python3 ci/ptx_compare.py OLD NEW [--by-body] [--rename FROM=TO ...]
 
-Each `.entry` is compared whole (to the next entry or the end of the file) after normalising what a
+Each PTX `.entry` is compared whole (to the next entry or the end of the file) after normalising what a
 rebuild renames: branch labels, mangled symbols, inline-asm labels, comments, and virtual registers
 (numbered by first use). By name (default): same / different / only in one file. --by-body: how many of
 OLD's bodies appear among NEW's whatever their names (a template parameter added to every kernel
-changes every mangled name, not the code). Exit status 0 when every OLD kernel is unchanged.
+changes every mangled name, not the code). --rename FROM=TO replaces FROM by TO in NEW's names first (e.g. a
+new template argument at its default: `--rename ELi64EEE=EEE`). Exit status 0 when every OLD kernel is unchanged.
 (Session 7: an earlier ad-hoc comparator stopped each body at its first "\\n}\\n" and called changed
 kernels identical.)
+A SASS dump (recognised by its `Function :` headers) is compared per function on the instructions and their
+encodings (the control bits: stalls, scoreboards), ignoring only the address comments and the column padding.
+SASS is the stricter check: session 24 saw PTX that differed only in the numbering of its virtual registers
+(identical here after normalising) give 46 kernels a different instruction schedule.
 """
 from __future__ import annotations
 
@@ -29,6 +35,23 @@ def entries(text: str) -> dict[str, str]:
     return out
 
 
+_FUNCTION = re.compile(r"^\s*Function : (\S+)\s*$", re.M)
+
+
+def is_sass(text: str) -> bool:
+    return _FUNCTION.search(text) is not None
+
+
+def sass_functions(text: str) -> dict[str, str]:
+    parts = _FUNCTION.split(text)  # [before, name1, body1, name2, body2, ...]
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def sass_normalise(body: str) -> str:
+    body = re.sub(r"/\*[0-9a-f]{4,}\*/", "", body)  # instruction addresses (their width follows the function's size)
+    return re.sub(r"\s+", " ", body).strip()
+
+
 def normalise(body: str) -> str:
     body = re.sub(r"^\s*//.*$", "", body, flags=re.M)
     body = re.sub(r"\$L__\w+", "L", body)
@@ -38,14 +61,20 @@ def normalise(body: str) -> str:
     return re.sub(r"%[a-z]+\d+", lambda m: regs.setdefault(m.group(0), f"%v{len(regs)}"), body)
 
 
-def compare(old: str, new: str, by_body: bool = False) -> tuple[dict, bool]:
-    a, b = entries(old), entries(new)
+def compare(old: str, new: str, by_body: bool = False, renames: tuple[tuple[str, str], ...] = ()) -> tuple[dict, bool]:
+    sass = is_sass(old)
+    if sass != is_sass(new):
+        raise ValueError("one file is a SASS dump, the other is not: compare PTX with PTX, SASS with SASS")
+    split, norm = (sass_functions, sass_normalise) if sass else (entries, normalise)
+    a, b = split(old), split(new)
+    for frm, to in renames:
+        b = {k.replace(frm, to): v for k, v in b.items()}
     if by_body:
-        ca, cb = Counter(map(normalise, a.values())), Counter(map(normalise, b.values()))
+        ca, cb = Counter(map(norm, a.values())), Counter(map(norm, b.values()))
         kept = sum((ca & cb).values())
         return {"old": len(a), "new": len(b), "old bodies in new": kept}, kept == len(a)
-    same = sorted(k for k in a if k in b and normalise(a[k]) == normalise(b[k]))
-    diff = sorted(k for k in a if k in b and normalise(a[k]) != normalise(b[k]))
+    same = sorted(k for k in a if k in b and norm(a[k]) == norm(b[k]))
+    diff = sorted(k for k in a if k in b and norm(a[k]) != norm(b[k]))
     res = {"same": len(same), "different": diff, "only old": sorted(set(a) - set(b)),
            "only new": sorted(set(b) - set(a))}
     return res, not diff and not res["only old"]
@@ -56,8 +85,18 @@ def main() -> int:
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--by-body", action="store_true")
+    ap.add_argument("--rename", action="append", default=[], metavar="FROM=TO",
+                    help="replace FROM by TO in NEW's kernel names before comparing by name (repeatable)")
     a = ap.parse_args()
-    res, unchanged = compare(open(a.old).read(), open(a.new).read(), a.by_body)
+    renames = []
+    for r in a.rename:
+        if "=" not in r:
+            ap.error(f"--rename expects FROM=TO, got {r!r}")
+        renames.append(tuple(r.split("=", 1)))
+    try:
+        res, unchanged = compare(open(a.old).read(), open(a.new).read(), a.by_body, tuple(renames))
+    except ValueError as e:
+        ap.error(str(e))
     for k, v in res.items():
         print(f"{k}: {v if not isinstance(v, list) else len(v)}")
         if isinstance(v, list):

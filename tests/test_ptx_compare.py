@@ -60,3 +60,50 @@ def test_by_body_ignores_names_but_not_code():
 def test_removed_kernel_is_reported():
     res, ok = ptx_compare.compare(_K1 + _K2, _K1)
     assert not ok and res["only old"] == ["_Z2k2Pf"]
+
+
+# Two functions of a cuobjdump -sass dump (each instruction: its address, text and first encoding word, then the
+# second word, which holds the control bits, on its own line).
+_SASS = """
+\tcode for sm_90a
+\t\tFunction : _Z2k1Pf
+\t.headerflags\t@"EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */
+                                                                          /* 0x000fe20000000800 */
+        /*0010*/                   IADD3 R0, R1, 0x4, RZ ;                /* 0x0000000401007810 */
+                                                                          /* 0x000fca0007ffe0ff */
+        /*0020*/                   EXIT ;                                 /* 0x000000000000794d */
+                                                                          /* 0x000fea0003800000 */
+\t\tFunction : _Z2k2Pf
+        /*0000*/                   EXIT ;                                 /* 0x000000000000794d */
+                                                                          /* 0x000fea0003800000 */
+"""
+
+
+def test_sass_same_code_at_other_addresses_and_padding():
+    # a larger function elsewhere in the library widens every address column: not a change
+    moved = _SASS.replace("/*0000*/", "/*00000*/ ").replace("/*0010*/", "/*00010*/ ").replace("/*0020*/", "/*00020*/ ")
+    res, ok = ptx_compare.compare(_SASS, moved)
+    assert ok and res["same"] == 2
+
+
+def test_sass_control_bits_and_immediates_count():
+    restalled = _SASS.replace("/* 0x000fca0007ffe0ff */", "/* 0x000fc80007ffe0ff */")  # one stall count
+    res, ok = ptx_compare.compare(_SASS, restalled)
+    assert not ok and res["different"] == ["_Z2k1Pf"]
+    res, ok = ptx_compare.compare(_SASS, _SASS.replace("R1, 0x4, RZ", "R1, 0x8, RZ"))
+    assert not ok and res["different"] == ["_Z2k1Pf"]
+
+
+def test_sass_rename_maps_a_new_template_argument():
+    renamed = _SASS.replace("_Z2k1Pf", "_Z2k1PfLi64E")
+    res, ok = ptx_compare.compare(_SASS, renamed)
+    assert not ok and res["only old"] == ["_Z2k1Pf"]
+    res, ok = ptx_compare.compare(_SASS, renamed, renames=(("PfLi64E", "Pf"),))
+    assert ok and res["same"] == 2
+
+
+def test_ptx_against_sass_is_refused():
+    import pytest
+    with pytest.raises(ValueError, match="SASS"):
+        ptx_compare.compare(_K1, _SASS)
