@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 24 run 10: GEMM 1's and dH's MMA path without the epilogue's global stores (HEAD's tree built with
+# Prepared in session 24, not run (its device time was spent; build the library first as said below): run 10, GEMM 1's and dH's MMA path without the epilogue's global stores (HEAD's tree built with
 # -DPK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_STORES: .device/diag_nl_ns; in dH the epilogue's loads and math then have
 # no use and go too), back to back 1.5 s with the clock, against run 8 / 9's MMA-only rows (same kernels with stores).
 source ci/device_run_lib.sh
