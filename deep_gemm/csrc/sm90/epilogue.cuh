@@ -41,6 +41,13 @@ constexpr bool kDiagNoStores = true;
 #else
 constexpr bool kDiagNoStores = false;
 #endif
+// PK_SM90_DIAG_NO_EPILOGUE (timing-diagnostic builds only): the epilogue warps only take each staged tile and hand
+// it back (no loads, math or stores), so that the time says what the consumers' MMA path and hand-off alone cost.
+#ifdef PK_SM90_DIAG_NO_EPILOGUE
+constexpr bool kDiagNoEpilogue = true;
+#else
+constexpr bool kDiagNoEpilogue = false;
+#endif
 
 __device__ __forceinline__ void store_bf16x2(__nv_bfloat16* p, float a, float b) {
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
@@ -683,6 +690,11 @@ struct EpilogueWarpsBase {
   template <int kWarps, int kSkip>
   __device__ __forceinline__ static void epilogue_warps_tile(const EpilogueParams& e, const TileCoord& c, int j,
                                                              uint8_t* smem_c, uint64_t* full, uint64_t* empty) {
+    if constexpr (kDiagNoEpilogue) {
+      mbar_wait(full, static_cast<uint32_t>(j) & 1u);
+      mbar_arrive(empty);
+      return;
+    }
     if (e.clamp == INFINITY) Derived::template tile<kWarps, kSkip, false>(e, c, j, smem_c, full, empty);
     else Derived::template tile<kWarps, kSkip, true>(e, c, j, smem_c, full, empty);
   }
