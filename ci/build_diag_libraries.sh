@@ -8,21 +8,23 @@
 # .device/diag_ring (PK_SM90_DIAG_RING_TIMES: clock64 stamps of GEMM 1's and dH's ring, read by benchmarks/ring_times.py) and
 # .device/diag_mmaonly (no operand copies and no epilogue stores: what the MMAs and the hand-off alone cost; the dH
 # epilogue warps' loads and math stay) and .device/diag_noepi (PK_SM90_DIAG_NO_EPILOGUE: the epilogue warps only take
-# and hand back each staged tile) and .device/diag_mmanoepi (both: the consumers' MMA path and hand-off alone).
+# and hand back each staged tile) and .device/diag_mmanoepi (both: the consumers' MMA path and hand-off alone) and
+# .device/diag_epionly (no operand copies, no MMAs: the epilogue, fed garbage tiles, alone).
 # Their outputs are garbage: time them only (benchmarks/interleaved.py with PK_LIBRARY_PATH set to
 # .device/diag_*/build/final), against the normal library, to see what bounds each kernel.
 #   PYTHON=/path/to/python bash ci/build_diag_libraries.sh [KIND ...]   (KIND: nomma noload nostore nofence wgrad3 ring mmaonly
-#   noepi mmanoepi; default all)
+#   noepi mmanoepi epionly; default all)
 set -eu
 cd "$(git rev-parse --show-toplevel)"
 declare -A flag=([nomma]=PK_SM90_DIAG_NO_MMA [noload]=PK_SM90_DIAG_NO_LOADS [nostore]=PK_SM90_DIAG_NO_STORES
                  [nofence]=PK_SM90_DIAG_NO_PROXY_FENCE [wgrad3]=PK_SM90_DIAG_WGRAD_BN128_STAGES=3
                  [ring]=PK_SM90_DIAG_RING_TIMES [mmaonly]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_STORES"
-                 [noepi]=PK_SM90_DIAG_NO_EPILOGUE [mmanoepi]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_EPILOGUE")
+                 [noepi]=PK_SM90_DIAG_NO_EPILOGUE [mmanoepi]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_EPILOGUE"
+                 [epionly]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_MMA")
 kinds=("$@")
-[ ${#kinds[@]} -eq 0 ] && kinds=(nomma noload nostore nofence wgrad3 ring mmaonly noepi mmanoepi)
+[ ${#kinds[@]} -eq 0 ] && kinds=(nomma noload nostore nofence wgrad3 ring mmaonly noepi mmanoepi epionly)
 for k in "${kinds[@]}"; do
-  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (nomma, noload, nostore, nofence, wgrad3, ring, mmaonly, noepi, mmanoepi)" >&2; exit 2; }
+  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (nomma, noload, nostore, nofence, wgrad3, ring, mmaonly, noepi, mmanoepi, epionly)" >&2; exit 2; }
 done
 for k in "${kinds[@]}"; do
   dir=.device/diag_$k
