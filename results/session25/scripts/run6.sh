@@ -6,7 +6,7 @@ export B=.device/zbulk/build/final
 source ci/device_run_lib.sh
 gpu_checks gpu_tests.log -m gpu tests/
 gzip $OUT/gpu_tests.log; rm -f $OUT/sanitize_*.log
-M='^(GEMM 1 default|layer fwd default|layer fwd\+bwd default)$'
+M='^(GEMM 1 default|layer fwd \(routing \+ forward\) default|layer fwd\+bwd default)$'
 for b in head zbulk head zbulk; do
   log=$b.$SECONDS.log
   step 150 $log env PK_LIBRARY_PATH=.device/$b/build/final python3 benchmarks/interleaved.py --rounds 1 --sustained 1.5 --match "$M"
