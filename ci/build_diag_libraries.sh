@@ -21,10 +21,11 @@ declare -A flag=([nomma]=PK_SM90_DIAG_NO_MMA [noload]=PK_SM90_DIAG_NO_LOADS [nos
                  [ring]=PK_SM90_DIAG_RING_TIMES [mmaonly]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_STORES"
                  [noepi]=PK_SM90_DIAG_NO_EPILOGUE [mmanoepi]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_EPILOGUE"
                  [epionly]="PK_SM90_DIAG_NO_LOADS -DPK_SM90_DIAG_NO_MMA")
+all=(nomma noload nostore nofence wgrad3 ring mmaonly noepi mmanoepi epionly)
 kinds=("$@")
-[ ${#kinds[@]} -eq 0 ] && kinds=(nomma noload nostore nofence wgrad3 ring mmaonly noepi mmanoepi epionly)
+[ ${#kinds[@]} -eq 0 ] && kinds=("${all[@]}")
 for k in "${kinds[@]}"; do
-  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (nomma, noload, nostore, nofence, wgrad3, ring, mmaonly, noepi, mmanoepi, epionly)" >&2; exit 2; }
+  [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (one of: ${all[*]})" >&2; exit 2; }
 done
 for k in "${kinds[@]}"; do
   dir=.device/diag_$k
