@@ -12,8 +12,8 @@
 # .device/diag_epionly (no operand copies, no MMAs: the epilogue, fed garbage tiles, alone).
 # Their outputs are garbage: time them only (benchmarks/interleaved.py with PK_LIBRARY_PATH set to
 # .device/diag_*/build/final), against the normal library, to see what bounds each kernel.
-#   PYTHON=/path/to/python bash ci/build_diag_libraries.sh [KIND ...]   (KIND: nomma noload nostore nofence wgrad3 ring mmaonly
-#   noepi mmanoepi epionly; default all)
+#   PYTHON=/path/to/python bash ci/build_diag_libraries.sh [KIND ...]   (KIND: one of the kinds above, by the name after
+#   diag_; default all)
 set -eu
 cd "$(git rev-parse --show-toplevel)"
 declare -A flag=([nomma]=PK_SM90_DIAG_NO_MMA [noload]=PK_SM90_DIAG_NO_LOADS [nostore]=PK_SM90_DIAG_NO_STORES
