@@ -34,7 +34,7 @@ from deep_gemm.kernels.sm90_kgrouped import VARIANTS, k_grouped_wgrad
 from deep_gemm.testing import cuda_time_ms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_moe import SHAPES, layer_inputs  # noqa: E402
+from bench_moe import SHAPES, balanced_products, layer_inputs  # noqa: E402
 from timeline_moe import clocks  # noqa: E402
 
 
@@ -57,14 +57,8 @@ def ceilings(xg, dyg, w13, w2, dz, hw, o, off, T, K, H, I, f):
     # the same products as batched GEMMs over E equal groups of T*K/E rows (every weight read, no group
     # boundary inside a tile: what a grouped GEMM would cost if routing were perfectly balanced)
     E = w13.shape[0]
-    bmm = {}
-    if (T * K) % E == 0:
-        b = lambda t: t.view(E, T * K // E, t.shape[1])  # noqa: E731
-        bmm = {"GEMM 1": (lambda: torch.bmm(b(xg), w13.transpose(1, 2)), 2 * f),
-               "GEMM 2": (lambda: torch.bmm(b(hw), w2.transpose(1, 2)), f),
-               "dH": (lambda: torch.bmm(b(dyg), w2), f), "dX": (lambda: torch.bmm(b(dz), w13), 2 * f),
-               "dW2": (lambda: torch.bmm(b(hw).transpose(1, 2), b(dyg)), f),
-               "dW1": (lambda: torch.bmm(b(dz).transpose(1, 2), b(xg)), 2 * f)}
+    bmm = {k: (fn, u * f) for k, (fn, u) in balanced_products(xg, dyg, hw, dz, w13, w2).items()} \
+        if (T * K) % E == 0 else {}
     # the combine's bytes (T*K rows read, T rows written) as one contiguous reduction
     combine = (lambda: o.view(T, K, H).sum(1), 1)
     a = torch.randn(8192, 8192, device=xg.device).to(torch.bfloat16)

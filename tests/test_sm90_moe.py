@@ -450,6 +450,35 @@ def test_weight_grad_outputs(T, E, K, H, I, kind, wgrad_variant, rng, monkeypatc
     assert rel_l2(acc13, want13) <= 1e-6 and rel_l2(acc2, want2) <= 1e-6
 
 
+@pytest.mark.parametrize("T,E,K,H,I,wgrad_dtype", [(2048, 64, 4, 512, 256, torch.bfloat16),
+                                                     (2048, 64, 4, 512, 256, None),
+                                                     (8192, 16, 4, 1024, 256, torch.bfloat16)])
+def test_backward_peak_memory(T, E, K, H, I, wgrad_dtype, rng):
+    """moe_backward holds at its peak only what one of its steps needs (dH: dz, hw, parts; dX and the
+    combine: + dx_sorted; dW1: dz, hw, dw13; dW2: hw, dw13, dw2; dx and dtw throughout), not all of
+    them at once: the first case (weight gradients large against the activations) fails with everything
+    allocated up front, the last (activations large) with dx_sorted kept past the combine."""
+    sm90 = _sm90()
+    x, idx, w, w13, w2, dy = make_case(T, E, K, H, I, "uniform", rng)
+    routing = deep_gemm.moe_routing(idx, E)
+    y, z = sm90.moe_forward(x, idx, w, w13, w2, routing, None, "bf16")
+    n, wb = T * K, 2 if wgrad_dtype == torch.bfloat16 else 4
+    dz, hw, part, dxs = n * 2 * I * 2, n * I * 2, n * (I // 128) * 4, n * H * 2
+    dw13, dw2, always = E * 2 * I * H * wb, E * H * I * wb, T * H * 2 + T * K * 4
+    steps = {"dH": dz + hw + part, "dX": dz + hw + part + dxs, "dW1": dz + hw + dw13, "dW2": hw + dw13 + dw2}
+    small = T * K * 12 + (4 << 20)  # tok and its int64 quotient; the allocator's rounding of each block
+    bound = always + max(steps.values()) + small
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    out = sm90.moe_backward(dy, x, idx, w, w13, w2, routing, z, None, "bf16", wgrad_dtype=wgrad_dtype)
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    assert peak <= bound, f"peak {peak / 2**20:.1f} MiB > planned {bound / 2**20:.1f} MiB ({steps})"
+    assert out[1].shape == (E, 2 * I, H) and out[2].shape == (E, H, I)
+    assert out[1].dtype == out[2].dtype == (wgrad_dtype or torch.float32)
+
+
 def test_public_op_weight_grads(rng):
     """mega_moe's backward hands bf16 parameters bf16 gradients straight from the kernel, and with
     grad_accumulators adds fp32 gradients into them (both checked against float64)."""
