@@ -17,7 +17,7 @@ from deep_gemm.kernels.sm90 import _BF16, _c, _clamp_arg, _lib, _m_grouped, _var
 from deep_gemm.testing import cuda_sustained_ms
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "benchmarks"))
-from bench_moe import layer_inputs  # noqa: E402
+from bench_moe import layer_inputs, peak_mib  # noqa: E402
 
 
 def session25_backward(dy, x, w, w13, w2, routing, z, T, K, E, H, I):
@@ -50,15 +50,6 @@ def session25_backward(dy, x, w, w13, w2, routing, z, T, K, E, H, I):
     return dx, dw13, dw2, dtw
 
 
-def peak(fn):
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    fn()
-    torch.cuda.synchronize()
-    return (torch.cuda.max_memory_allocated() - base) / 2 ** 20
-
-
 print("| shape | form | back to back ms (A B A B) | peak MiB of the backward |")
 print("|---|---|---|---|")
 for shape, (H, I) in (("30b", (2048, 768)), ("235b", (4096, 1536))):
@@ -77,5 +68,5 @@ for shape, (H, I) in (("30b", (2048, 768)), ("235b", (4096, 1536))):
         for name, fn in (("session 25 order", old), ("HEAD order", new)):
             times[name].append(cuda_sustained_ms(fn, 1.5))
     for name, fn in (("session 25 order", old), ("HEAD order", new)):
-        print(f"| {shape} | {name} | {' / '.join(f'{t:.3f}' for t in times[name])} | {peak(fn):.0f} |")
+        print(f"| {shape} | {name} | {' / '.join(f'{t:.3f}' for t in times[name])} | {peak_mib(fn):.0f} |")
     print(f"| {shape} | outputs bitwise equal | {same} | |")
