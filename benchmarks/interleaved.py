@@ -341,6 +341,9 @@ def variants(shape, T, E, K, routing="uniform"):
                                                                  f * (1 if which == "dW2" else 2))
                for name, v in VARIANTS.items() if v in (8, 12, 13) or v >= 16 for which in ("dW2", "dW1")},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
+            # the default swaps dW1's operands for a bf16 out (x gathered on the 128-wide side, dz shared by 2-CTA
+            # pairs, tiles stored transposed); debug bit 10 keeps dz as A
+            "dW1 bf16 out, caller's orientation (debug bit 10)": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
             "dW2 bf16 out, no 2-CTA pairs (debug bit 2)": (wgrad(torch.bfloat16, "dW2", 0, 4), f),
             "dW2 fp32 accumulate, no 2-CTA pairs (debug bit 2)": (wgrad(torch.float32, "dW2", 0, 4, True), f),
             # Diagnostics (bf16 out, default pipeline): the same products from pre-gathered copies (both

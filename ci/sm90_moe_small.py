@@ -19,5 +19,9 @@ dy = torch.randn(T, H, device=dev).to(torch.bfloat16)
 r = deep_gemm.moe_routing(idx, E)
 y, z = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
 dx, dw13, dw2, dtw = sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, 1.0, "bf16")
+# bf16 weight gradients take other pipelines (dW1's operands swapped, its tiles stored transposed, where the shape
+# allows: 2I % 256 == 0 and H / 128 even, as with the default sanitizer shape).
+_, dw13_16, dw2_16, _ = sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, 1.0, "bf16", wgrad_dtype=torch.bfloat16)
 torch.cuda.synchronize()
-print("small case ok", float(y.float().norm()), float(dx.float().norm()), float(dtw.norm()))
+print("small case ok", float(y.float().norm()), float(dx.float().norm()), float(dtw.norm()),
+      float((dw13_16.float() - dw13).norm() / dw13.norm()), float((dw2_16.float() - dw2).norm() / dw2.norm()))

@@ -258,6 +258,56 @@ def test_moe_shapes(shape, which, skew, rng):
     check_variants(run, ref, empty_groups=[g for g, c in enumerate(counts) if c == 0])
 
 
+# debug bit 10: keep the caller's orientation where a bf16 out with A identity and B gathered (dW1) would otherwise
+# run with the operands swapped and the tile written transposed (the default there).
+NO_SWAP = 1024
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ["30B", "235B"])
+@pytest.mark.parametrize("skew", [False, True])
+def test_dw1_bf16_swapped_operands(shape, skew, rng):
+    """dW1 as the MoE backward runs it (bf16 out, a = dz sorted, b = x gathered by token): the default computes
+    out^T with the operands swapped and stores the tiles transposed. It and the caller's orientation against
+    float64; empty experts exactly zero; the two within one bf16 rounding of each other."""
+    H, I = (2048, 768) if shape == "30B" else (4096, 1536)
+    T, K, E = 1024, 8, 128
+    tokens, counts = routed_rows(T, K, E, rng, skew=skew)
+    dev = torch.device("cuda")
+    offsets = [0]
+    for c in counts:
+        offsets.append(offsets[-1] + c)
+    off = torch.tensor(offsets, dtype=torch.int32, device=dev)
+    tok = tokens.to(dev)
+    a = torch.randn(T * K, 2 * I, generator=rng).to(torch.bfloat16).to(dev)
+    b = torch.randn(T, H, generator=rng).to(torch.bfloat16).to(dev)
+    ref = reference_wgrad(a, None, b, tok, offsets)
+    outs = {}
+    for name, debug in (("swapped", 0), ("caller's orientation", NO_SWAP)):
+        out = torch.full((E, 2 * I, H), float("nan"), device=dev, dtype=torch.bfloat16)
+        k_grouped_wgrad(a, None, b, tok, off, out, _debug=debug)
+        torch.cuda.synchronize()
+        assert torch.isfinite(out).all(), name
+        assert rel_l2(out.float(), ref) <= 1e-2, name
+        for g, c in enumerate(counts):
+            if c == 0:
+                assert not out[g].any(), f"{name}: empty expert {g} not zero"
+        outs[name] = out.float()
+    x, y = outs.values()
+    assert bool(((x - y).abs() <= y.abs() * 2.0**-7 + y.abs().max() * 1e-5).all())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("max_ctas", [0, 3])
+def test_swapped_operands_odd_groups(max_ctas, rng):
+    # The swapped, transposed path at small shapes: empty groups, single rows, partial chunks, index entries of -1
+    # past the last group; max_ctas 3 (one 2-CTA pair) walks many tiles, the held last pass crossing empty groups.
+    counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143, 0]
+    for M, N in ((256, 256), (512, 768), (768, 512)):
+        run_and_check(counts, M, N, rng, gather_a=False, gather_b=True, extra_rows=37, max_ctas=max_ctas,
+                      variants=[0], out_dtype=torch.bfloat16)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=[VARIANT_NAMES[v] for v in ALL_VARIANTS])
 def test_graph_capture_no_host_sync(variant, rng):
@@ -353,7 +403,11 @@ def test_bf16_out(gather_a, gather_b, N, rng):
         out16 = torch.full((len(counts), M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k_grouped_wgrad(a, a_rows, b, b_rows, off, out16, _variant=v)
         torch.cuda.synchronize()
-        if v == 0:  # bf16 default: 128-row chunks; fp32 default: 64-row chunks (another summation order)
+        # A identity, B gathered, a TMA-store pipeline: the bf16 out runs with the operands swapped (other tiles, so
+        # each tile's chunks in another order)
+        swapped = not gather_a and N % 256 == 0 and VARIANT_NAMES[v] in ("default", "staged_tma", "split_bk128",
+                                                                         "split_bk128_defer_tail")
+        if v == 0 or swapped:  # bf16 default: 128-row chunks; fp32 default: 64-row chunks (another summation order)
             bound = out32.abs() * 2.0**-8 + out32.abs().max() * 1e-5
             same = bool(((out16.float() - out32).abs() <= bound).all())
         else:

@@ -104,16 +104,18 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = f
                                dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-template <int BM, int BN, bool MC, class P>
+template <int BM, int BN, bool MC, class P, bool TRANS = false>
 void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
-  // TMA-store pipelines: out (bf16) as [G * M, N] in 64 x 64 boxes, the staging layout's swizzle.
+  // TMA-store pipelines: out (bf16) as [G * M, N] in 64 x 64 boxes, the staging layout's swizzle; TRANS: out as
+  // [G * N, M] (the caller's [G, M, N] with its operands swapped).
   CUtensorMap out_map{};
   if constexpr (P::TMA_STORE) {
-    PK_REQUIRE(static_cast<int64_t>(p.num_groups) * p.M < (int64_t(1) << 31), "G * M must be < 2^31");
-    const int64_t rows = static_cast<int64_t>(p.num_groups) * p.M;
-    out_map = p.out_bf16 != nullptr ? make_tma_map(p.out_bf16, rows, p.N) : make_tma_map(p.out, rows, p.N, true);
+    const int64_t rows = static_cast<int64_t>(p.num_groups) * (TRANS ? p.N : p.M);
+    PK_REQUIRE(rows < (int64_t(1) << 31), "G * M must be < 2^31");
+    out_map = TRANS || p.out_bf16 != nullptr ? make_tma_map(p.out_bf16, rows, TRANS ? p.M : p.N)
+                                             : make_tma_map(p.out, rows, p.N, true);
   }
-  auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P>;
+  auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P, TRANS>;
   constexpr int smem = Config<BM, BN, P>::kSmemBytes;
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   p.tiles_m = p.M / BM;
@@ -159,11 +161,11 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 #define PK_SM90_DIAG_WGRAD_BN128_STAGES 2
 #endif
 template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
-          bool DEFER_TAIL = false>
+          bool DEFER_TAIL = false, bool TRANS = false>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? (BN == 128 ? PK_SM90_DIAG_WGRAD_BN128_STAGES : 2) : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>>(p, map, max_ctas, stream);
+    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>, TRANS>(p, map, max_ctas, stream);
   else
     launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
@@ -205,7 +207,8 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
 //   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
-//          tiles sharing A along N; see the kernel header for the
+//          tiles sharing A along N, bit 10: no operand swap for a bf16 out with A identity and B gathered;
+//          see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
@@ -250,6 +253,30 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
+    // A bf16 out with A the identity side and B gathered (dW1 in the MoE backward) in a TMA-store pipeline runs as
+    // out^T = sum b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered
+    // copies a chunk) and the identity one the 256-wide side, loaded by TMA and shared by 2-CTA pairs (as dW2
+    // runs); the kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the
+    // tile and cluster switches (bits 2, 8, 9).
+    const bool aligned_a = (reinterpret_cast<uintptr_t>(a) & 15) == 0;
+    const int v_swap = variant == 0 ? kDefaultVariantBf16 : variant;  // the TMA-store pipelines only
+    if (out_bf16 && (v_swap == 16 || v_swap == 19 || v_swap == 21) && block_n == 0 && use_tma &&
+        !(debug & (4 | 256 | 512 | 1024)) && a_rows == nullptr && b_rows != nullptr && a_num_rows > 0 && aligned_a &&
+        M % 256 == 0 && (N / 128) % 2 == 0) {
+      std::swap(p.a, p.b);
+      std::swap(p.a_rows, p.b_rows);
+      p.a_num_rows = b_num_rows;
+      p.b_num_rows = a_num_rows;
+      p.M = N;
+      p.N = M;
+      p.tma_side = 2;
+      const CUtensorMap map = make_tma_map(a, a_num_rows, M);
+      // (the launch_variant pipelines of 16, 19 and 21, with TRANS)
+      if (v_swap == 16) launch_staged<128, 256, true, 0, true, true, false, 64, false, true>(p, map, max_ctas, s);
+      else if (v_swap == 19) launch_staged<128, 256, true, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
+      else launch_staged<128, 256, true, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
+      return;
+    }
     const int v = variant != 0 ? variant
                   : out_bf16   ? kDefaultVariantBf16
                   : accumulate ? kDefaultVariantAccumulate

@@ -205,13 +205,16 @@ struct StagedTile {
   // row-major [64][BN], pitch kRowBytes; else the TMA boxes of stmatrix_boxes<kBoxCols>), and make
   // the writes visible to the async proxy.
   // kPacked (boxes only): acc(k) is already the packed bf16 pair of values 2k, 2k + 1.
-  template <int kBoxCols = 0, bool kPacked = false, class Accum>
+  // kTrans (boxes only): the transposed tile, as stmatrix_boxes_trans lays it out.
+  template <int kBoxCols = 0, bool kPacked = false, bool kTrans = false, class Accum>
   __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer) {
     static_assert(!kPacked || kBoxCols != 0, "packed pairs go to the TMA boxes");
+    static_assert(!kTrans || kBoxCols == 64, "the transposed tile goes to 64 x 64 boxes");
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
     if (issuer) bulk_wait_read_all();
     named_bar_sync(bar_id, 128);
     if constexpr (kBoxCols == 0) stmatrix_rows(acc, buf);
+    else if constexpr (kTrans) stmatrix_boxes_trans<kPacked>(acc, buf);
     else stmatrix_boxes<kBoxCols, kPacked>(acc, buf);
     fence_proxy_async_smem();  // generic-proxy writes -> read by the bulk copies (async proxy)
     named_bar_sync(bar_id, 128);
@@ -246,6 +249,28 @@ struct StagedTile {
         else return pack_bf16x2(acc(2 * k), acc(2 * k + 1));
       };
       stmatrix_x4(addr, pair(4 * jj), pair(4 * jj + 1), pair(4 * jj + 2), pair(4 * jj + 3));
+    }
+  }
+  // The transpose of the warpgroup's 64 x BN tile: BN/64 boxes of 64 rows (tile columns) x 64 columns (its 64 tile
+  // rows), box q at buf + q * 8192, 128-byte swizzle (16-byte piece j of row r at j ^ (r % 8)). A stmatrix matrix
+  // (8 tile rows x 8 tile columns) is stored transposed: its 8 columns become 8 box rows holding the same 16-byte
+  // piece, so they land in 8 different bank groups. Used where out is written as out^T (the weight gradient whose
+  // operands the host swapped, kgrouped_wgrad.cuh).
+  template <bool kPacked = false, class Accum>
+  __device__ __forceinline__ static void stmatrix_boxes_trans(const Accum& acc, uint32_t buf) {
+    static_assert(BN % 64 == 0, "box width");
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    const int q = lane / 8;
+    const int piece = warp * 2 + (q & 1);  // the matrix's 8 tile rows: a 16-byte piece of each box row
+#pragma unroll
+    for (int jj = 0; jj < BN / 16; ++jj) {
+      const int col = 16 * jj + 8 * (q >> 1) + lane % 8;  // the tile column (box row) this lane addresses
+      const uint32_t addr = buf + (col / 64) * 8192 + (col % 64) * 128 + ((piece ^ (col % 8)) << 4);
+      auto pair = [&](int k) -> uint32_t {
+        if constexpr (kPacked) return acc(k);
+        else return pack_bf16x2(acc(2 * k), acc(2 * k + 1));
+      };
+      stmatrix_x4_trans(addr, pair(4 * jj), pair(4 * jj + 1), pair(4 * jj + 2), pair(4 * jj + 3));
     }
   }
   // Output row (sorted row, or out_rows[sorted row]) of staging row i of warpgroup wg; -1 past the

@@ -20,6 +20,7 @@
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -279,10 +280,14 @@ __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16
 
 // ---- the kernel -------------------------------------------------------------------------------
 
-template <int BM, int BN, bool MC, class P = PipeLean>
+// TRANS: out is written transposed, as [G, N, M] (out_map: [G * N, M] in 64 x 64 boxes): the host swaps a
+// caller's operands so that the gathered one is the tile's narrow side (M) and the identity one, by TMA, the wide
+// side shared by a 2-CTA pair, and gets the caller's [G, M, N] layout back this way (bf16 outs, TMA-store pipelines).
+template <int BM, int BN, bool MC, class P = PipeLean, bool TRANS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map,
                           const __grid_constant__ CUtensorMap out_map) {
+  static_assert(!TRANS || (P::TMA_STORE && BM == 128), "the transposed out is a bf16 TMA-store form");
   using Cfg = Config<BM, BN, P>;
   constexpr int BK = P::BK;
   constexpr int kStages = P::STAGES;
@@ -466,19 +471,25 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int t = threadIdx.x & 127;
     const int warp = t >> 5, lane = t & 31;
     float acc[Cfg::kMBlocks][Cfg::kAccRegs];
-    // DEFER_TAIL: a bf16 tile's last column pass (packed pairs) and where it goes (held_row < 0: none held).
+    // A bf16 column pass of kCols columns from n (tile rows from m, group g), staged at buf as 64 x 64 boxes,
+    // out by TMA (one thread); TRANS: box q holds out^T's rows n + 64 q.
+    auto store_pass = [&](auto cols, uint32_t buf, int g, int m, int n) {
+#pragma unroll
+      for (int q = 0; q < decltype(cols)::value / 64; ++q) {
+        if constexpr (TRANS) tma_store_2d(&out_map, buf + q * (64 * 128), m, g * p.N + n + 64 * q);
+        else tma_store_2d(&out_map, buf + q * (64 * 128), n + 64 * q, g * p.M + m);
+      }
+      bulk_commit();
+    };
+    // DEFER_TAIL: a bf16 tile's last column pass (packed pairs) and where it goes (held_g < 0: none held).
     constexpr int kTailCols = Cfg::kPassColsBf16;
     uint32_t held[P::DEFER_TAIL ? kTailCols / 4 : 1] = {};
-    int held_row = -1, held_col = 0;
+    int held_g = -1, held_m = 0, held_n = 0;
     auto flush_held = [&]() {  // the whole warpgroup: the held pass through the staging buffer, out by TMA
       const uint32_t buf = staging_base + cw * (64 * kTailCols * 2);
-      StagedTile<kTailCols>::template write<64, true>([&](int k) { return held[k]; }, buf, cw, t == 0);
-      if (t == 0) {
-#pragma unroll
-        for (int q = 0; q < kTailCols / 64; ++q) tma_store_2d(&out_map, buf + q * (64 * 128), held_col + 64 * q, held_row);
-        bulk_commit();
-      }
-      held_row = -1;
+      StagedTile<kTailCols>::template write<64, true, TRANS>([&](int k) { return held[k]; }, buf, cw, t == 0);
+      if (t == 0) store_pass(std::integral_constant<int, kTailCols>{}, buf, held_g, held_m, held_n);
+      held_g = -1;
     };
     // Ring position (stage, phase), stepped per chunk instead of it % kStages, it / kStages.
     int stage = 0;
@@ -508,7 +519,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int unit = unit0; unit < p.num_units; unit += unit_step) {
       const TileInfo ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
       const int nch = num_chunks<BK>(ti);
-      if (P::DEFER_TAIL && nch == 0 && held_row >= 0) flush_held();  // no chunk to hide it behind
+      if (P::DEFER_TAIL && nch == 0 && held_g >= 0) flush_held();  // no chunk to hide it behind
 #pragma unroll
       for (int mb = 0; mb < Cfg::kMBlocks; ++mb)
 #pragma unroll
@@ -541,7 +552,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           cute::warpgroup_commit_batch();
         }
         // The previous tile's held pass leaves while this tile's first chunk of wgmma runs.
-        if (P::DEFER_TAIL && c == 0 && held_row >= 0) flush_held();
+        if (P::DEFER_TAIL && c == 0 && held_g >= 0) flush_held();
         if (P::PEND == 1 && !(p.debug & 128)) {
           // Keep this chunk's wgmma in flight and release the previous chunk's stage (its
           // wgmma are done). Measured faster than releasing each stage right after a
@@ -577,7 +588,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (p.debug & 1) continue;
       if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
       if constexpr (P::STAGED) {
-        if (P::TMA_STORE && p.out_bf16 != nullptr) {
+        if (P::TMA_STORE && (TRANS || p.out_bf16 != nullptr)) {
           // One thread of the warpgroup stores its 64 rows as swizzled 64 x 64 boxes (out_map: out as
           // [G * M, N]), kCols columns a pass, each pass after the buffer's previous stores read it.
           constexpr int kCols = Cfg::kPassColsBf16;
@@ -589,20 +600,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
               for (int k = 0; k < kCols / 4; ++k)
                 held[k] = pack_bf16x2(acc[0][pass * (kCols / 2) + 2 * k], acc[0][pass * (kCols / 2) + 2 * k + 1]);
-              held_row = ti.group * p.M + ti.m0 + cw * 64;
-              held_col = ti.n0 + pass * kCols;
+              held_g = ti.group;
+              held_m = ti.m0 + cw * 64;
+              held_n = ti.n0 + pass * kCols;
               break;
             }
             // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
-            StagedTile<kCols>::template write<64>([&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw,
-                                                  issuer);
-            if (issuer) {
-              const int row0 = ti.group * p.M + ti.m0 + cw * 64;
-#pragma unroll
-              for (int q = 0; q < kCols / 64; ++q)
-                tma_store_2d(&out_map, buf + q * (64 * 128), ti.n0 + pass * kCols + 64 * q, row0);
-              bulk_commit();
-            }
+            StagedTile<kCols>::template write<64, false, TRANS>(
+                [&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw, issuer);
+            if (issuer)
+              store_pass(std::integral_constant<int, kCols>{}, buf, ti.group, ti.m0 + cw * 64, ti.n0 + pass * kCols);
           }
           continue;
         }
@@ -740,7 +747,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
-    if (P::DEFER_TAIL && held_row >= 0) flush_held();  // the last tile's held pass
+    if (P::DEFER_TAIL && held_g >= 0) flush_held();  // the last tile's held pass
     if constexpr (P::STAGED) {
       if (lane < 16) bulk_wait_all();  // this lane's last bulk copies (stores or adds) have landed
     }
