@@ -56,9 +56,11 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
-    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 16 for a bf16 out and
-    to accumulate, except 19 to accumulate with b identity (2-CTA pairs sharing it), 8 otherwise; the
-    ids are those of notes/sm90_kgrouped.md). See VARIANTS.
+    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 21 for a bf16 out, 16 to
+    accumulate, 19 to accumulate with b identity (2-CTA pairs sharing it), 8 for a plain fp32 out; the
+    ids are those of notes/sm90_kgrouped.md). See VARIANTS. A bf16 out with a identity and b gathered (the
+    MoE's dW1) runs in the TMA-store pipelines (16, 19, 21) with the operands swapped, so that the gathered
+    side is the tile's narrow one, and the tiles stored transposed (_debug bit 10 keeps the orientation).
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device
