@@ -208,7 +208,9 @@ def variants(shape, T, E, K, routing="uniform"):
 
     def layer_once():
         _, zl = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
-        sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16")
+        # bf16 weight gradients, as the bench and the autograd op with bf16 weights (before session 27 this row
+        # took the fp32 default: its older logs time fp32 dW1 / dW2)
+        sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16", wgrad_dtype=torch.bfloat16)
 
     def layer(settings):
         """The whole layer (forward + backward, bf16 weight gradients) with PK_SM90_VARIANT_<OP> settings."""
