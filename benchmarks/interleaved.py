@@ -206,11 +206,11 @@ def variants(shape, T, E, K, routing="uniform"):
                         os.environ[k] = v
         return run
 
-    def layer_once():
+    def layer_once(wgrad_dtype=torch.bfloat16):
         _, zl = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
         # bf16 weight gradients, as the bench and the autograd op with bf16 weights (before session 27 this row
         # took the fp32 default: its older logs time fp32 dW1 / dW2)
-        sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16", wgrad_dtype=torch.bfloat16)
+        sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16", wgrad_dtype=wgrad_dtype)
 
     def layer(settings):
         """The whole layer (forward + backward, bf16 weight gradients) with PK_SM90_VARIANT_<OP> settings."""
@@ -281,7 +281,10 @@ def variants(shape, T, E, K, routing="uniform"):
             # the missing SMs?
             **{f"{k} default, {n} CTAs": (with_env({"PK_SM90_MAX_CTAS": str(n)}, fn), fl)
                for k, (fn, fl) in defaults.items() for n in (124, 116, 100)},
-            "layer fwd+bwd default": (layer({}), 9 * f), "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
+            "layer fwd+bwd default": (layer({}), 9 * f),
+            # fp32 weight gradients (fp32 parameters: the autograd op's gradients in their dtype)
+            "layer fwd+bwd, fp32 weight gradients": (lambda: layer_once(torch.float32), 9 * f),
+            "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),
             # the weight tile multicast to 2-CTA pairs: fewer L2 -> SM bytes (energy at the power cap)
@@ -344,8 +347,13 @@ def variants(shape, T, E, K, routing="uniform"):
                for name, v in VARIANTS.items() if v in (8, 12, 13) or v >= 16 for which in ("dW2", "dW1")},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
             # the default swaps dW1's operands for a bf16 out (x gathered on the 128-wide side, dz shared by 2-CTA
-            # pairs, tiles stored transposed); debug bit 10 keeps dz as A
+            # pairs, tiles stored transposed; fp32 outs too, in pipeline 19); debug bit 10 keeps dz as A
             "dW1 bf16 out, caller's orientation (debug bit 10)": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
+            "dW1 fp32 out, caller's orientation (debug bit 10)": (wgrad(torch.float32, "dW1", 0, 1024), 2 * f),
+            "dW1 fp32 accumulate": (wgrad(torch.float32, "dW1", 0, 0, True), 2 * f),
+            "dW1 fp32 accumulate, caller's orientation (debug bit 10)": (
+                wgrad(torch.float32, "dW1", 0, 1024, True), 2 * f),
+            "dW2 fp32 accumulate": (wgrad(torch.float32, "dW2", 0, 0, True), f),
             "dW2 bf16 out, no 2-CTA pairs (debug bit 2)": (wgrad(torch.bfloat16, "dW2", 0, 4), f),
             "dW2 fp32 accumulate, no 2-CTA pairs (debug bit 2)": (wgrad(torch.float32, "dW2", 0, 4, True), f),
             # Diagnostics (bf16 out, default pipeline): the same products from pre-gathered copies (both

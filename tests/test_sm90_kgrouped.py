@@ -258,18 +258,21 @@ def test_moe_shapes(shape, which, skew, rng):
     check_variants(run, ref, empty_groups=[g for g, c in enumerate(counts) if c == 0])
 
 
-# debug bit 10: keep the caller's orientation where a bf16 out with A identity and B gathered (dW1) would otherwise
-# run with the operands swapped and the tile written transposed (the default there).
+# debug bit 10: keep the caller's orientation where an out with A identity and B gathered (dW1) would otherwise run
+# with the operands swapped and the tile written transposed (the default there: bf16, fp32 and fp32 accumulate).
 NO_SWAP = 1024
+OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", ["30B", "235B"])
 @pytest.mark.parametrize("skew", [False, True])
-def test_dw1_bf16_swapped_operands(shape, skew, rng):
-    """dW1 as the MoE backward runs it (bf16 out, a = dz sorted, b = x gathered by token): the default computes
-    out^T with the operands swapped and stores the tiles transposed. It and the caller's orientation against
-    float64; empty experts exactly zero; the two within one bf16 rounding of each other."""
+@pytest.mark.parametrize("out_kind", OUT_KINDS)
+def test_dw1_swapped_operands(shape, skew, out_kind, rng):
+    """dW1 as the MoE backward runs it (a = dz sorted, b = x gathered by token): the default computes out^T with
+    the operands swapped and stores (or reduce-adds) the tiles transposed. It and the caller's orientation against
+    float64; empty experts exactly zero (or untouched, accumulating); the two within one bf16 rounding (bf16) or
+    fp32 reordering (fp32) of each other."""
     H, I = (2048, 768) if shape == "30B" else (4096, 1536)
     T, K, E = 1024, 8, 128
     tokens, counts = routed_rows(T, K, E, rng, skew=skew)
@@ -281,31 +284,41 @@ def test_dw1_bf16_swapped_operands(shape, skew, rng):
     tok = tokens.to(dev)
     a = torch.randn(T * K, 2 * I, generator=rng).to(torch.bfloat16).to(dev)
     b = torch.randn(T, H, generator=rng).to(torch.bfloat16).to(dev)
-    ref = reference_wgrad(a, None, b, tok, offsets)
+    accumulate = out_kind == "fp32_accumulate"
+    out0 = torch.randn(E, 2 * I, H, generator=rng).to(dev) if accumulate else None
+    ref = reference_wgrad(a, None, b, tok, offsets, out0)
     outs = {}
     for name, debug in (("swapped", 0), ("caller's orientation", NO_SWAP)):
-        out = torch.full((E, 2 * I, H), float("nan"), device=dev, dtype=torch.bfloat16)
-        k_grouped_wgrad(a, None, b, tok, off, out, _debug=debug)
+        if accumulate:
+            out = out0.clone()
+        else:
+            dt = torch.bfloat16 if out_kind == "bf16" else torch.float32
+            out = torch.full((E, 2 * I, H), float("nan"), device=dev, dtype=dt)
+        k_grouped_wgrad(a, None, b, tok, off, out, accumulate=accumulate, _debug=debug)
         torch.cuda.synchronize()
         assert torch.isfinite(out).all(), name
         assert rel_l2(out.float(), ref) <= 1e-2, name
         for g, c in enumerate(counts):
             if c == 0:
-                assert not out[g].any(), f"{name}: empty expert {g} not zero"
+                assert torch.equal(out[g], out0[g]) if accumulate else not out[g].any(), f"{name}: empty expert {g}"
         outs[name] = out.float()
     x, y = outs.values()
-    assert bool(((x - y).abs() <= y.abs() * 2.0**-7 + y.abs().max() * 1e-5).all())
+    rel = 2.0**-7 if out_kind == "bf16" else 1e-5
+    assert bool(((x - y).abs() <= y.abs() * rel + y.abs().max() * 1e-5).all())
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("max_ctas", [0, 3])
-def test_swapped_operands_odd_groups(max_ctas, rng):
+@pytest.mark.parametrize("out_kind", OUT_KINDS)
+def test_swapped_operands_odd_groups(max_ctas, out_kind, rng):
     # The swapped, transposed path at small shapes: empty groups, single rows, partial chunks, index entries of -1
     # past the last group; max_ctas 3 (one 2-CTA pair) walks many tiles, the held last pass crossing empty groups.
+    # Pipelines 19 and 21 both swap (0: 21 for bf16, 19 for fp32).
     counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143, 0]
     for M, N in ((256, 256), (512, 768), (768, 512)):
         run_and_check(counts, M, N, rng, gather_a=False, gather_b=True, extra_rows=37, max_ctas=max_ctas,
-                      variants=[0], out_dtype=torch.bfloat16)
+                      variants=[0, 19, 21], accumulate=out_kind == "fp32_accumulate",
+                      out_dtype=torch.bfloat16 if out_kind == "bf16" else torch.float32)
 
 
 @pytest.mark.gpu

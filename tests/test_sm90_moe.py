@@ -419,11 +419,11 @@ if __name__ == "__main__":  # quick table on the device machine
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (513, 32, 8, 256, 128, "empty")])
 @pytest.mark.parametrize("wgrad_variant", ["default", "19", "21"])  # 21: the bf16 default, its last pass deferred
 def test_weight_grad_outputs(T, E, K, H, I, kind, wgrad_variant, rng, monkeypatch):
-    """wgrad_dtype=bf16 writes the bf16 rounding of the fp32 weight gradients: dW2 bitwise when both come
-    from the same k-grouped pipeline (one rounding of the same accumulation); dW1 in bf16 runs with its
-    operands swapped (out^T, tiles stored transposed), and the defaults differ in chunking (bf16: 128-row
-    chunks, fp32: 64-row chunks), so another summation order: within one bf16 rounding. fp32 accumulators
-    get the gradients added in place and are returned."""
+    """wgrad_dtype=bf16 writes the bf16 rounding of the fp32 weight gradients: bitwise when both come from
+    the same k-grouped pipeline (one rounding of the same accumulation; dW1 runs swapped, out^T stored
+    transposed, in both dtypes); with the defaults (dW2 bf16: 128-row chunks, fp32: 64-row chunks, so
+    another summation order) within one bf16 rounding. fp32 accumulators get the gradients added in place
+    and are returned."""
     if wgrad_variant != "default":
         monkeypatch.setenv("PK_SM90_VARIANT_WGRAD", wgrad_variant)
     sm90 = _sm90()
@@ -436,7 +436,7 @@ def test_weight_grad_outputs(T, E, K, H, I, kind, wgrad_variant, rng, monkeypatc
                                                       wgrad_dtype=torch.bfloat16)
     assert dw13_16.dtype == dw2_16.dtype == torch.bfloat16
     if wgrad_variant != "default":
-        assert torch.equal(dw2_16, dw2.to(torch.bfloat16))
+        assert torch.equal(dw13_16, dw13.to(torch.bfloat16)) and torch.equal(dw2_16, dw2.to(torch.bfloat16))
     for got, want in ((dw13_16, dw13), (dw2_16, dw2)):
         # one bf16 rounding (unit roundoff 2^-8) of a sum that differs from want by fp32 reordering only
         bound = want.abs() * 2.0**-8 + want.abs().max() * 1e-5

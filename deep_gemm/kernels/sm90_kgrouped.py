@@ -26,7 +26,7 @@ VARIANTS = {
     "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead)
-    "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity)
+    "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity, B not gathered)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
                          # 2 stages: DEFAULT (accumulate, B identity)
     "split_bk128_defer_tail": 21,  # split_bk128 with a bf16 tile's last pass written during the next tile's first
@@ -58,9 +58,10 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
 
     Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 21 for a bf16 out, 16 to
     accumulate, 19 to accumulate with b identity (2-CTA pairs sharing it), 8 for a plain fp32 out; the
-    ids are those of notes/sm90_kgrouped.md). See VARIANTS. A bf16 out with a identity and b gathered (the
-    MoE's dW1) runs in the TMA-store pipelines (16, 19, 21) with the operands swapped, so that the gathered
-    side is the tile's narrow one, and the tiles stored transposed (_debug bit 10 keeps the orientation).
+    ids are those of notes/sm90_kgrouped.md). See VARIANTS. An out with a identity and b gathered (the
+    MoE's dW1) runs in pipeline 21 (bf16) or 19 (fp32, plain or accumulated; an explicit 19 or 21 too)
+    with the operands swapped, so that the gathered side is the tile's narrow one, and the tiles stored
+    transposed (_debug bit 10 keeps the orientation).
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

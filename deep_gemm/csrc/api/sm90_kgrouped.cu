@@ -84,6 +84,8 @@ constexpr int kDefaultVariantAccumulate = 16;
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
 constexpr int kDefaultVariantAccumulateSharedB = 19;
+// Session 27: 19 also for an fp32 dW1 (plain or accumulated) with its operands swapped (see the entry point).
+constexpr int kDefaultVariantSwappedF32 = 19;
 inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21; }
 
 int num_sms_of_current_device() {
@@ -106,14 +108,14 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = f
 
 template <int BM, int BN, bool MC, class P, bool TRANS = false>
 void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
-  // TMA-store pipelines: out (bf16) as [G * M, N] in 64 x 64 boxes, the staging layout's swizzle; TRANS: out as
-  // [G * N, M] (the caller's [G, M, N] with its operands swapped).
+  // TMA-store pipelines: out as [G * M, N] in 64 x 64 bf16 / 32 x 64 fp32 boxes, the staging layout's swizzle;
+  // TRANS: out as [G * N, M] (the caller's [G, M, N] with its operands swapped).
   CUtensorMap out_map{};
   if constexpr (P::TMA_STORE) {
     const int64_t rows = static_cast<int64_t>(p.num_groups) * (TRANS ? p.N : p.M);
     PK_REQUIRE(rows < (int64_t(1) << 31), "G * M must be < 2^31");
-    out_map = TRANS || p.out_bf16 != nullptr ? make_tma_map(p.out_bf16, rows, TRANS ? p.M : p.N)
-                                             : make_tma_map(p.out, rows, p.N, true);
+    const int cols = TRANS ? p.M : p.N;
+    out_map = p.out_bf16 != nullptr ? make_tma_map(p.out_bf16, rows, cols) : make_tma_map(p.out, rows, cols, true);
   }
   auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P, TRANS>;
   constexpr int smem = Config<BM, BN, P>::kSmemBytes;
@@ -207,7 +209,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
 //   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
-//          tiles sharing A along N, bit 10: no operand swap for a bf16 out with A identity and B gathered;
+//          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered;
 //          see the kernel header for the
 //          rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
@@ -253,15 +255,17 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
-    // A bf16 out with A the identity side and B gathered (dW1 in the MoE backward) in a TMA-store pipeline runs as
+    // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19 or 21 runs as
     // out^T = sum b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered
     // copies a chunk) and the identity one the 256-wide side, loaded by TMA and shared by 2-CTA pairs (as dW2
     // runs); the kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the
     // tile and cluster switches (bits 2, 8, 9). Measured (session 27, H100, across processes): dW1 -4..-9 % at
     // 30B, -6..-7 % at 235B; the layer's fwd+bwd -1.3 / -1.4 % (results/sm90_moe.md).
     const bool aligned_a = (reinterpret_cast<uintptr_t>(a) & 15) == 0;
-    const int v_swap = variant == 0 ? kDefaultVariantBf16 : variant;  // the TMA-store pipelines only
-    if (out_bf16 && (v_swap == 16 || v_swap == 19 || v_swap == 21) && block_n == 0 && use_tma &&
+    // fp32 outs, plain or accumulated, swap into 19 (dW2's accumulate pipeline). (16 swapped too in session 27's
+    // first form; with the fp32 transposed staging its kernel spilled 36 bytes, and it is no default: dropped.)
+    const int v_swap = variant != 0 ? variant : out_bf16 ? kDefaultVariantBf16 : kDefaultVariantSwappedF32;
+    if ((v_swap == 19 || v_swap == 21) && block_n == 0 && use_tma &&
         !(debug & (4 | 256 | 512 | 1024)) && a_rows == nullptr && b_rows != nullptr && a_num_rows > 0 && aligned_a &&
         M % 256 == 0 && (N / 128) % 2 == 0) {
       std::swap(p.a, p.b);
@@ -272,9 +276,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       p.N = M;
       p.tma_side = 2;
       const CUtensorMap map = make_tma_map(a, a_num_rows, M);
-      // (the launch_variant pipelines of 16, 19 and 21, with TRANS)
-      if (v_swap == 16) launch_staged<128, 256, true, 0, true, true, false, 64, false, true>(p, map, max_ctas, s);
-      else if (v_swap == 19) launch_staged<128, 256, true, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
+      // (the launch_variant pipelines of 19 and 21, with TRANS)
+      if (v_swap == 19) launch_staged<128, 256, true, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
       else launch_staged<128, 256, true, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
       return;
     }

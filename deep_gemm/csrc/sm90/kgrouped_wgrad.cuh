@@ -280,14 +280,14 @@ __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16
 
 // ---- the kernel -------------------------------------------------------------------------------
 
-// TRANS: out is written transposed, as [G, N, M] (out_map: [G * N, M] in 64 x 64 boxes): the host swaps a
-// caller's operands so that the gathered one is the tile's narrow side (M) and the identity one, by TMA, the wide
-// side shared by a 2-CTA pair, and gets the caller's [G, M, N] layout back this way (bf16 outs, TMA-store pipelines).
+// TRANS: out is written transposed, as [G, N, M] (out_map: [G * N, M] in 64 x 64 bf16 / 32 x 64 fp32 boxes): the
+// host swaps a caller's operands so that the gathered one is the tile's narrow side (M) and the identity one, by TMA,
+// the wide side shared by a 2-CTA pair, and gets the caller's [G, M, N] layout back this way (TMA-store pipelines).
 template <int BM, int BN, bool MC, class P = PipeLean, bool TRANS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map,
                           const __grid_constant__ CUtensorMap out_map) {
-  static_assert(!TRANS || (P::TMA_STORE && BM == 128), "the transposed out is a bf16 TMA-store form");
+  static_assert(!TRANS || (P::TMA_STORE && P::STAGED_F32 && BM == 128), "the transposed out is a TMA-store form");
   using Cfg = Config<BM, BN, P>;
   constexpr int BK = P::BK;
   constexpr int kStages = P::STAGES;
@@ -588,7 +588,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (p.debug & 1) continue;
       if (p.accumulate && nch == 0) continue;  // nothing to add: leave out[g] untouched
       if constexpr (P::STAGED) {
-        if (P::TMA_STORE && (TRANS || p.out_bf16 != nullptr)) {
+        if (P::TMA_STORE && p.out_bf16 != nullptr) {
           // One thread of the warpgroup stores its 64 rows as swizzled 64 x 64 boxes (out_map: out as
           // [G * M, N]), kCols columns a pass, each pass after the buffer's previous stores read it.
           constexpr int kCols = Cfg::kPassColsBf16;
@@ -634,7 +634,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           // swizzle: 16-byte piece j of row r at j ^ (r % 8)) stored or reduce-added (accumulate) by one
           // thread (out_map: out as fp32 [G * M, N], 32 x 64 boxes); else rows of pitch 2 BN + 16 bytes
           // (the bf16 tile's), one bulk copy / add per row by lanes 0-15. v2 stores: a warp's 8 rows x
-          // 32 bytes hit 2 wavefronts either way.
+          // 32 bytes hit 2 wavefronts either way. TRANS: out^T's boxes, 64 rows (n) x 32 floats (m) each, box
+          // 2 (n / 64) + m / 32 of the pass; a thread's two columns are two rows there, so scalar stores (for
+          // each, the warp's 8 m x 4 n land in 8 distinct 16-byte pieces: no conflict).
           constexpr int kHalf = Cfg::kPassColsF32;  // columns a pass (a half unless SPLIT)
           constexpr bool kTma = P::TMA_STORE;
           constexpr uint32_t kPitch = StagedTile<BN>::kRowBytes;
@@ -652,18 +654,36 @@ __global__ void __launch_bounds__(kThreads, 1)
               for (int h = 0; h < 2; ++h) {
                 const int v = 4 * (half * (kHalf / 8) + jj) + 2 * h;
                 const int r = warp * 16 + (lane >> 2) + 8 * h, col = 8 * jj + 2 * (lane & 3);  // col in the half
-                uint32_t addr;
-                if constexpr (kTma)
-                  addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) + (col % 4) * 4;
-                else
-                  addr = buf + r * kPitch + col * 4;
-                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
-                             : "memory");
+                if constexpr (TRANS) {
+#pragma unroll
+                  for (int e = 0; e < 2; ++e) {
+                    const int c = col + e;
+                    const uint32_t a_t = buf + ((c / 64) * 2 + r / 32) * (64 * 128) + (c % 64) * 128 +
+                                         ((((r % 32) / 4) ^ (c % 8)) << 4) + (r % 4) * 4;
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(a_t), "f"(acc[0][v + e]) : "memory");
+                  }
+                } else {
+                  uint32_t addr;
+                  if constexpr (kTma)
+                    addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) + (col % 4) * 4;
+                  else
+                    addr = buf + r * kPitch + col * 4;
+                  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
+                               : "memory");
+                }
               }
             fence_proxy_async_smem();
             named_bar_sync(1 + cw, 128);
             if (issuer) {
-              if constexpr (kTma) {
+              if constexpr (TRANS) {
+#pragma unroll
+                for (int q = 0; q < kHalf / 32; ++q) {  // box q: out^T rows n + 64 (q / 2), columns m + 32 (q % 2)
+                  const int m = ti.m0 + cw * 64 + 32 * (q % 2);
+                  const int row = ti.group * p.N + ti.n0 + half * kHalf + 64 * (q / 2);
+                  if (p.accumulate) tma_reduce_add_2d(&out_map, buf + q * (64 * 128), m, row);
+                  else tma_store_2d(&out_map, buf + q * (64 * 128), m, row);
+                }
+              } else if constexpr (kTma) {
 #pragma unroll
                 for (int q = 0; q < kHalf / 32; ++q) {
                   const uint32_t src = buf + q * (64 * 128);
