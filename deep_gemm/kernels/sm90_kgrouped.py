@@ -22,13 +22,14 @@ _ENTRY = "pk_sm90_k_grouped_wgrad"
 
 # Pipeline variants of the kernel (the entry point's `variant`; 0 there = its default for the out dtype).
 VARIANTS = {
-    "lean": 8,           # lean producer loop, 64-row chunks, 4 stages, wait_group 1, direct stores: DEFAULT (fp32 out)
+    "lean": 8,           # lean producer loop, 64-row chunks, 4 stages, wait_group 1, direct stores: DEFAULT (plain
+                         # fp32 out, b not shared)
     "staged": 10,        # + bf16 tile through shared memory, bulk-copy stores (3 stages)
     "staged_f32": 12,    # + fp32 outs staged in two halves, accumulate by bulk fp32 adds
     "staged_wait0": 13,  # staged_f32 with wait_group 0 (two chunks of lookahead)
     "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity, B not gathered)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
-                         # 2 stages: DEFAULT (accumulate, B identity)
+                         # 2 stages: DEFAULT (fp32 out, B identity shared; dW1 swapped)
     "split_bk128_defer_tail": 21,  # split_bk128 with a bf16 tile's last pass written during the next tile's first
                                    # chunk: DEFAULT (bf16 out)
 }
@@ -56,8 +57,8 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     likewise for b; both must agree). Index entries of rows that are used must lie in [0, Ra)
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
-    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 21 for a bf16 out, 16 to
-    accumulate, 19 to accumulate with b identity (2-CTA pairs sharing it), 8 for a plain fp32 out; the
+    Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 21 for a bf16 out; for an
+    fp32 one 19 with b identity (2-CTA pairs sharing it), else 16 to accumulate and 8 for a plain out; the
     ids are those of notes/sm90_kgrouped.md). See VARIANTS. An out with a identity and b gathered (the
     MoE's dW1) runs in pipeline 21 (bf16) or 19 (fp32, plain or accumulated; an explicit 19 or 21 too)
     with the operands swapped, so that the gathered side is the tile's narrow one, and the tiles stored

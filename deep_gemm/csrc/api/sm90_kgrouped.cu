@@ -82,9 +82,16 @@ constexpr int kDefaultVariantAccumulate = 16;
 // Session 6: 19 (128-row chunks, 16 KiB staging in column passes) where B is the identity side shared
 // by 2-CTA pairs (dW2 in the MoE backward). Interleaved, 7 rounds, fp32 accumulate, 19 vs 16: 30B dW2
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
-// and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log).
-constexpr int kDefaultVariantAccumulateSharedB = 19;
-// Session 27: 19 also for an fp32 dW1 (plain or accumulated) with its operands swapped (see the entry point).
+// and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log; since session 27 dW1
+// runs swapped, in 19: see kDefaultVariantSwappedF32).
+// Session 27 (H100, one process, 7 rounds, results/session27/run6): a plain fp32 out in the same form (dW2 with fp32
+// weight gradients) in 19 against 8: 30B 0.861 vs 0.935 ms, 235B 3.596 vs 3.719 (21 0.857 / 3.464, 16 0.912 /
+// 3.532): 19 for every fp32 out of the shared-B form.
+constexpr int kDefaultVariantSharedBF32 = 19;
+// Session 27: 19 also for an fp32 dW1 (plain or accumulated) with its operands swapped (see the entry point). H100,
+// one process, 7 rounds (results/session27/run5, run6), plain fp32: 30B 1.74-1.75 vs 1.90-1.93 ms (8 unswapped),
+// 1.95 (16 unswapped); 235B 7.34-7.43 vs 7.75-7.88 (8), 7.04 (16); accumulated 2.39 vs 2.48 (16 unswapped), 235B 9.74
+// vs 9.62 (overlapping ranges).
 constexpr int kDefaultVariantSwappedF32 = 19;
 inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21; }
 
@@ -303,7 +310,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     const bool allow_mc = !(debug & 4);  // debug bit 2: same tiles without the cluster
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
-      const int v_mc = variant == 0 && accumulate ? kDefaultVariantAccumulateSharedB : v;
+      const int v_mc = variant == 0 && !out_bf16 ? kDefaultVariantSharedBF32 : v;
       if (allow_mc) launch_variant<128, 256, true>(v_mc, p, map, max_ctas, s);
       else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
