@@ -30,5 +30,7 @@ gpu_checks() {
   step 200 san.log env PK_SMALL_SHAPE=500,4,2,256,768 PK_SM90_MAX_CTAS=4 ${SAN_ENV:-} bash ci/gpu_sanitize.sh $OUT
   cat $OUT/san.log
   # the device tool returns at most 8 files: the tools' own logs go into san.log (session 27 lost a log to the limit)
-  for f in $OUT/sanitize_*.log; do [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; } >> $OUT/san.log && rm -f "$f"; done
+  for f in $OUT/sanitize_*.log; do
+    [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; } >> $OUT/san.log && rm -f "$f"
+  done
 }

@@ -165,6 +165,12 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
                : "memory");
 }
 
+// Byte offset of float (row, col) in a TMA box of 64 rows x 32 floats (128-byte rows, 128-byte swizzle: 16-byte
+// piece j of row r at j ^ (r % 8)): the fp32 staging layout, in either orientation.
+__device__ __forceinline__ uint32_t f32_box_offset(int row, int col) {
+  return row * 128 + (((col / 4) ^ (row % 8)) << 4) + (col % 4) * 4;
+}
+
 // 2-D TMA tile load (box 64 columns x 64 rows, 128-byte swizzle) completing on `bar`.
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int col, int row,
                                             uint32_t bar) {
@@ -658,14 +664,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
                   for (int e = 0; e < 2; ++e) {
                     const int c = col + e;
-                    const uint32_t a_t = buf + ((c / 64) * 2 + r / 32) * (64 * 128) + (c % 64) * 128 +
-                                         ((((r % 32) / 4) ^ (c % 8)) << 4) + (r % 4) * 4;
+                    const uint32_t a_t = buf + ((c / 64) * 2 + r / 32) * (64 * 128) + f32_box_offset(c % 64, r % 32);
                     asm volatile("st.shared.f32 [%0], %1;" ::"r"(a_t), "f"(acc[0][v + e]) : "memory");
                   }
                 } else {
                   uint32_t addr;
                   if constexpr (kTma)
-                    addr = buf + (col / 32) * (64 * 128) + r * 128 + ((((col % 32) / 4) ^ (r % 8)) << 4) + (col % 4) * 4;
+                    addr = buf + (col / 32) * (64 * 128) + f32_box_offset(r, col % 32);
                   else
                     addr = buf + r * kPitch + col * 4;
                   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[0][v]), "f"(acc[0][v + 1])
