@@ -22,7 +22,7 @@ python3 - "$log" <<'PY'
 import collections, re, statistics, sys
 d = collections.defaultdict(list); shape = None
 for line in open(sys.argv[1]):
-    m = re.match(r"(\w+) \d+ (\d+b):", line)
+    m = re.match(r"(\w+) \d+ (\d+b)[:,]", line)
     if m:
         shape = m.group(2)
         continue
