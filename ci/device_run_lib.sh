@@ -37,7 +37,7 @@ gpu_checks() {
 # ab_merged OLD_BUILD NEW_BUILD REGEX: ab_shapes, its two shapes' logs then merged into $OUT/ab.log and ab_rows.log (the
 # device tool returns at most 8 files).
 ab_merged() {
-  ab_shapes "$@"
+  ab_shapes "$1" "$2" "$3"  # no tag: the file names below are the untagged ones
   cat $OUT/ab30.log $OUT/ab235.log > $OUT/ab.log && cat $OUT/ab30_rows.log $OUT/ab235_rows.log > $OUT/ab_rows.log && \
     rm -f $OUT/ab30.log $OUT/ab235.log $OUT/ab30_rows.log $OUT/ab235_rows.log
 }
