@@ -351,6 +351,13 @@ def variants(shape, T, E, K, routing="uniform"):
             "dW1 bf16 out, caller's orientation (debug bit 10)": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
             "dW1 fp32 out, caller's orientation (debug bit 10)": (wgrad(torch.float32, "dW1", 0, 1024), 2 * f),
             "dW1 fp32 accumulate": (wgrad(torch.float32, "dW1", 0, 0, True), 2 * f),
+            # the swapped form with dz shared by 4-CTA clusters instead of pairs (debug bit 11, session 32), and what
+            # bounds it: its loads alone, its MMAs alone
+            "dW1 bf16 out, 4-CTA clusters (debug bit 11)": (wgrad(torch.bfloat16, "dW1", 0, 2048), 2 * f),
+            "dW1 fp32 out, 4-CTA clusters (debug bit 11)": (wgrad(torch.float32, "dW1", 0, 2048), 2 * f),
+            "dW1 fp32 accumulate, 4-CTA clusters (debug bit 11)": (wgrad(torch.float32, "dW1", 0, 2048, True), 2 * f),
+            "dW1 bf16 out, 4-CTA clusters, loads only": (wgrad(torch.bfloat16, "dW1", 0, 2048 | 3), 2 * f),
+            "dW1 bf16 out, 4-CTA clusters, MMAs only": (wgrad(torch.bfloat16, "dW1", 0, 2048 | 65), 2 * f),
             "dW1 fp32 accumulate, caller's orientation (debug bit 10)": (
                 wgrad(torch.float32, "dW1", 0, 1024, True), 2 * f),
             "dW2 fp32 accumulate": (wgrad(torch.float32, "dW2", 0, 0, True), f),

@@ -25,3 +25,18 @@ _, dw13_16, dw2_16, _ = sm90.moe_backward(dy, x, idx, w, w13, w2, r, z, 1.0, "bf
 torch.cuda.synchronize()
 print("small case ok", float(y.float().norm()), float(dx.float().norm()), float(dtw.norm()),
       float((dw13_16.float() - dw13).norm() / dw13.norm()), float((dw2_16.float() - dw2).norm() / dw2.norm()))
+# dW1's swapped form with dz shared by 4-CTA clusters (k-grouped debug bit 11; it needs x's 128-column tiles in fours,
+# so x here has 512 columns), one group empty and one partial chunk.
+from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad  # noqa: E402
+
+counts = [70, 0, 130, 3]
+off = torch.tensor([0, 70, 70, 200, 203], dtype=torch.int32, device=dev)
+x4 = torch.randn(T, 512, device=dev).to(torch.bfloat16)
+dz4 = torch.randn(203, 2 * I, device=dev).to(torch.bfloat16)
+tok4 = torch.randint(0, T, (203,), device=dev, dtype=torch.int32)
+outs4 = []
+for debug in (0, 2048):
+    o = torch.full((4, 2 * I, 512), float("nan"), device=dev, dtype=torch.bfloat16)
+    outs4.append(k_grouped_wgrad(dz4, None, x4, tok4, off, o, _debug=debug).float())
+torch.cuda.synchronize()
+print("4-CTA dW1 ok", float((outs4[1] - outs4[0]).norm() / outs4[0].norm()))

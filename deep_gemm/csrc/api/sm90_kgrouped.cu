@@ -113,7 +113,7 @@ CUtensorMap make_tma_map(const void* base, int64_t rows, int cols, bool fp32 = f
                                dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-template <int BM, int BN, bool MC, class P, bool TRANS = false>
+template <int BM, int BN, int CS, class P, bool TRANS = false>
 void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   // TMA-store pipelines: out as [G * M, N] in 64 x 64 bf16 / 32 x 64 fp32 boxes, the staging layout's swizzle;
   // TRANS: out as [G * N, M] (the caller's [G, M, N] with its operands swapped).
@@ -124,13 +124,13 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
     const int cols = TRANS ? p.M : p.N;
     out_map = p.out_bf16 != nullptr ? make_tma_map(p.out_bf16, rows, cols) : make_tma_map(p.out, rows, cols, true);
   }
-  auto kernel = kgrouped_wgrad_kernel<BM, BN, MC, P, TRANS>;
+  auto kernel = kgrouped_wgrad_kernel<BM, BN, CS, P, TRANS>;
   constexpr int smem = Config<BM, BN, P>::kSmemBytes;
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   p.tiles_m = p.M / BM;
   p.tiles_n = p.N / BN;
-  p.units_m = p.tiles_m / (MC && p.tma_side == 2 ? 2 : 1);
-  p.units_n = p.tiles_n / (MC && p.tma_side == 1 ? 2 : 1);
+  p.units_m = p.tiles_m / (p.tma_side == 2 ? CS : 1);
+  p.units_n = p.tiles_n / (p.tma_side == 1 ? CS : 1);
   const int64_t units = static_cast<int64_t>(p.num_groups) * p.units_m * p.units_n;
   PK_REQUIRE(units < (int64_t(1) << 30), "too many output tiles: %lld", (long long)units);
   p.num_units = static_cast<int>(units);
@@ -139,18 +139,18 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr;
   int ctas = num_sms_of_current_device();
-  if constexpr (MC) {
-    ctas = 2 * pk::sm90::cluster2_launch_config(cfg, attr, kernel, pk::sm90::kgrouped::kThreads, smem, stream);
+  if constexpr (CS > 1) {
+    ctas = CS * pk::sm90::cluster_launch_config(cfg, attr, kernel, pk::sm90::kgrouped::kThreads, smem, stream, CS);
   } else {
     cfg.blockDim = dim3(pk::sm90::kgrouped::kThreads, 1, 1);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
   }
   if (max_ctas > 0 && max_ctas < ctas) ctas = max_ctas;
-  if (MC) {
-    ctas &= ~1;
-    if (ctas < 2) ctas = 2;
-    if (ctas > 2 * p.num_units) ctas = 2 * p.num_units;
+  if (CS > 1) {
+    ctas -= ctas % CS;
+    if (ctas < CS) ctas = CS;
+    if (ctas > CS * p.num_units) ctas = CS * p.num_units;
   } else if (ctas > p.num_units) {
     ctas = p.num_units;
   }
@@ -169,39 +169,39 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 #ifndef PK_SM90_DIAG_WGRAD_BN128_STAGES
 #define PK_SM90_DIAG_WGRAD_BN128_STAGES 2
 #endif
-template <int BM, int BN, bool MC, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
+template <int BM, int BN, int CS, int PEND, bool F32, bool TMA = false, bool SPLIT = false, int BK = 64,
           bool DEFER_TAIL = false, bool TRANS = false>
 void launch_staged(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   constexpr int kStages = BK == 128 ? (BN == 128 ? PK_SM90_DIAG_WGRAD_BN128_STAGES : 2) : BN == 256 && !SPLIT ? 3 : 4;
   if constexpr (BM == 128)
-    launch<BM, BN, MC, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>, TRANS>(p, map, max_ctas, stream);
+    launch<BM, BN, CS, Pipe<BK, kStages, PEND, true, F32, TMA, SPLIT, DEFER_TAIL>, TRANS>(p, map, max_ctas, stream);
   else
-    launch<BM, BN, MC, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
+    launch<BM, BN, CS, Pipe<64, 4, PEND>>(p, map, max_ctas, stream);
 }
 
-template <int BM, int BN, bool MC>
+template <int BM, int BN, int CS>
 void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   switch (variant) {
     case 10:
-      launch_staged<BM, BN, MC, 1, false>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, CS, 1, false>(p, map, max_ctas, stream);
       break;
     case 12:
-      launch_staged<BM, BN, MC, 1, true>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, CS, 1, true>(p, map, max_ctas, stream);
       break;
     case 13:
-      launch_staged<BM, BN, MC, 0, true>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, CS, 0, true>(p, map, max_ctas, stream);
       break;
     case 16:
-      launch_staged<BM, BN, MC, 0, true, true>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, CS, 0, true, true>(p, map, max_ctas, stream);
       break;
     case 19:
-      launch_staged<BM, BN, MC, 0, true, true, true, 128>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, CS, 0, true, true, true, 128>(p, map, max_ctas, stream);
       break;
     case 21:
-      launch_staged<BM, BN, MC, 0, true, true, true, 128, true>(p, map, max_ctas, stream);
+      launch_staged<BM, BN, CS, 0, true, true, true, 128, true>(p, map, max_ctas, stream);
       break;
     default:  // 8
-      launch<BM, BN, MC, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
+      launch<BM, BN, CS, pk::sm90::kgrouped::PipeLean>(p, map, max_ctas, stream);
   }
 }
 
@@ -216,9 +216,8 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //   use_tma: 1 = load a full chunk of an identity-indexed operand by TMA (0: cp.async only).
 //   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
-//          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered;
-//          see the kernel header for the
-//          rest); 0 in normal use.
+//          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered,
+//          bit 11: 4-CTA clusters in that swapped form; see the kernel header for the rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
@@ -283,9 +282,18 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       p.N = M;
       p.tma_side = 2;
       const CUtensorMap map = make_tma_map(a, a_num_rows, M);
-      // (the launch_variant pipelines of 19 and 21, with TRANS)
-      if (v_swap == 19) launch_staged<128, 256, true, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
-      else launch_staged<128, 256, true, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
+      // (the launch_variant pipelines of 19 and 21, with TRANS.) Debug bit 11: the identity side shared by 4-CTA
+      // clusters instead of pairs where the gathered side's 128-column tiles come in fours: per CTA and tile 128
+      // instead of 256 of its 512 KiB a 1024-row tile from L2 (384 KiB in all, -25 %), on the ~128 SMs that take
+      // clusters of 4 (session 32).
+      if ((debug & 2048) && (p.M / 128) % 4 == 0) {
+        if (v_swap == 19) launch_staged<128, 256, 4, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
+        else launch_staged<128, 256, 4, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
+      } else if (v_swap == 19) {
+        launch_staged<128, 256, 2, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
+      } else {
+        launch_staged<128, 256, 2, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
+      }
       return;
     }
     const int v = variant != 0 ? variant
@@ -311,22 +319,22 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
       const int v_mc = variant == 0 && !out_bf16 ? kDefaultVariantSharedBF32 : v;
-      if (allow_mc) launch_variant<128, 256, true>(v_mc, p, map, max_ctas, s);
-      else launch_variant<128, 256, false>(v, p, map, max_ctas, s);
+      if (allow_mc) launch_variant<128, 256, 2>(v_mc, p, map, max_ctas, s);
+      else launch_variant<128, 256, 1>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
       // Opt-in (debug bit 9): A (identity, by TMA) shared by two CTAs on neighbouring 256-wide
       // n-tiles (128 x 256 tiles, each CTA loads one of the two 64-column boxes of A and multicasts).
-      launch_variant<128, 256, true>(v, p, map, max_ctas, s);
+      launch_variant<128, 256, 2>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 256) && p.tma_side == 1 && M % 256 == 0 && (N / 128) % 2 == 0) {
       // Opt-in (debug bit 8): A (identity) shared by two CTAs on neighbouring n-tiles, 256 x 128
       // tiles so that the shared operand is the larger one. Measured 2-7% slower than plain
       // 128 x 256 tiles with A by TMA at the dW1 shapes (notes/sm90_kgrouped.md), so not default.
-      if (allow_mc) launch_variant<256, 128, true>(v, p, map, max_ctas, s);
-      else launch_variant<256, 128, false>(v, p, map, max_ctas, s);
+      if (allow_mc) launch_variant<256, 128, 2>(v, p, map, max_ctas, s);
+      else launch_variant<256, 128, 1>(v, p, map, max_ctas, s);
     } else if (block_n == 256 || (block_n == 0 && N % 256 == 0)) {
-      launch_variant<128, 256, false>(v, p, map, max_ctas, s);
+      launch_variant<128, 256, 1>(v, p, map, max_ctas, s);
     } else {
-      launch_variant<128, 128, false>(v, p, map, max_ctas, s);
+      launch_variant<128, 128, 1>(v, p, map, max_ctas, s);
     }
   });
 }

@@ -1,5 +1,6 @@
-// 2-CTA thread-block clusters on sm_90a: the device helpers both kernel families use (rank, the
-// cluster-wide barrier, an mbarrier arrive in the peer CTA) and the host launch configuration.
+// Thread-block clusters on sm_90a (2 CTAs; 4 in the k-grouped weight gradient's swapped form): the device
+// helpers both kernel families use (rank, the cluster-wide barrier, an mbarrier arrive in a peer CTA) and the
+// host launch configuration.
 #pragma once
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -32,14 +33,15 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta)
   mbar_arrive_cluster(static_cast<uint32_t>(__cvta_generic_to_shared(bar)), cta);
 }
 
-// Launch configuration of `kernel` in 2-CTA clusters along x (cfg.attrs points at `attr`; the
-// caller sets cfg.gridDim). Returns how many such clusters fit on the device at once.
+// Launch configuration of `kernel` in clusters of `size` CTAs along x (cfg.attrs points at `attr`; the
+// caller sets cfg.gridDim). Returns how many such clusters fit on the device at once (a GPC's SMs not
+// divisible by `size` stay idle: on an H100 / H200, 132 SMs take 66 pairs but only ~32 clusters of 4).
 template <class Kernel>
-int cluster2_launch_config(cudaLaunchConfig_t& cfg, cudaLaunchAttribute& attr, Kernel kernel, int threads,
-                           int smem_bytes, cudaStream_t stream) {
+int cluster_launch_config(cudaLaunchConfig_t& cfg, cudaLaunchAttribute& attr, Kernel kernel, int threads,
+                          int smem_bytes, cudaStream_t stream, int size) {
   cfg = cudaLaunchConfig_t{};
   attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 2;
+  attr.val.clusterDim.x = static_cast<unsigned>(size);
   attr.val.clusterDim.y = 1;
   attr.val.clusterDim.z = 1;
   cfg.attrs = &attr;
@@ -47,10 +49,10 @@ int cluster2_launch_config(cudaLaunchConfig_t& cfg, cudaLaunchAttribute& attr, K
   cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
   cfg.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
   cfg.stream = stream;
-  cfg.gridDim = dim3(2, 1, 1);
+  cfg.gridDim = dim3(static_cast<unsigned>(size), 1, 1);
   int clusters = 0;
   PK_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-  PK_REQUIRE(clusters > 0, "no 2-CTA cluster of this kernel fits on the device");
+  PK_REQUIRE(clusters > 0, "no %d-CTA cluster of this kernel fits on the device", size);
   return clusters;
 }
 

@@ -85,8 +85,9 @@ struct Pipe {
 using PipeLean = Pipe<64, 4, 1>;
 
 // BM x BN output tile: (128, 256), (128, 128) or (256, 128); each consumer warpgroup owns BM/2 rows.
-// MC: 2-CTA cluster whose CTAs share the TMA-loaded operand (each loads half and multicasts):
-// along M (two m-tiles, same n-tile) when B is the TMA side, along N when A is.
+// CS: cluster size (1: none). A cluster's CTAs share the TMA-loaded operand, each loading 1/CS of its
+// 64-column boxes and multicasting them to all: along M (CS m-tiles, same n-tile) when B is the TMA side,
+// along N when A is. CS 4 only with B shared at BN 256 (one box a CTA: the swapped dW1, see the entry point).
 template <int BM, int BN, class P = PipeLean>
 struct Config {
   static_assert((BM == 128 && (BN == 128 || BN == 256)) || (BM == 256 && BN == 128), "tile shape");
@@ -209,7 +210,7 @@ __device__ __forceinline__ void wgmma_call(uint64_t da, uint64_t db, float* acc,
   Mma<BN>::Op::fma(da, db, acc[I]..., cute::SM90::GMMA::ScaleOut::One);
 }
 
-// ---- cluster helpers (MC) ----------------------------------------------------------------------
+// ---- cluster helpers (CS > 1) ----------------------------------------------------------------------
 
 // TMA tile load multicast to every CTA in `mask` (same smem offsets, each CTA's barrier there).
 __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* map, int col, int row,
@@ -229,9 +230,9 @@ struct TileInfo {
   int nch, rot;        // chunks; the tile walks chunks rot, rot+1, ..., wrapping at nch
 };
 
-// Scheduling unit -> this CTA's tile. With a cluster pair, the unit is a tile pair along M
-// (pair_m) or N, and `rank` picks the CTA's half.
-template <int BM, int BN, bool MC, int BK = kBlockK>
+// Scheduling unit -> this CTA's tile. With a cluster, the unit is CS neighbouring tiles along M (B
+// shared) or N (A shared), and `rank` picks the CTA's.
+template <int BM, int BN, int CS, int BK = kBlockK>
 __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int rank) {
   TileInfo t;
   const int per_group = p.units_m * p.units_n;
@@ -239,9 +240,9 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   const int rem = unit - t.group * per_group;
   int mt = rem / p.units_n;
   int nt = rem - mt * p.units_n;
-  if constexpr (MC) {
-    if (p.tma_side == 2) mt = 2 * mt + rank;  // B shared: the pair spans two m-tiles
-    else nt = 2 * nt + rank;                  // A shared: two n-tiles
+  if constexpr (CS > 1) {
+    if (p.tma_side == 2) mt = CS * mt + rank;  // B shared: the cluster spans CS m-tiles
+    else nt = CS * nt + rank;                  // A shared: CS n-tiles
   }
   t.m0 = mt * BM;
   t.n0 = nt * BN;
@@ -253,7 +254,7 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   t.nch = static_cast<int>((e - s + BK - 1) / BK);
   // Tiles of one group run at the same time and have the same length: started at the same
   // chunk they would all read the same rows at once (hot L2 lines). Each tile (pair) starts
-  // at its own chunk instead; the sum is the same. Both CTAs of a pair share `unit`.
+  // at its own chunk instead; the sum is the same. All CTAs of a cluster share `unit`.
   t.rot = (p.debug & 16) || t.nch == 0 ? 0 : rem % t.nch;
   return t;
 }
@@ -289,11 +290,13 @@ __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16
 // TRANS: out is written transposed, as [G, N, M] (out_map: [G * N, M] in 64 x 64 bf16 / 32 x 64 fp32 boxes): the
 // host swaps a caller's operands so that the gathered one is the tile's narrow side (M) and the identity one, by TMA,
 // the wide side shared by a 2-CTA pair, and gets the caller's [G, M, N] layout back this way (TMA-store pipelines).
-template <int BM, int BN, bool MC, class P = PipeLean, bool TRANS = false>
+template <int BM, int BN, int CS, class P = PipeLean, bool TRANS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map,
                           const __grid_constant__ CUtensorMap out_map) {
   static_assert(!TRANS || (P::TMA_STORE && P::STAGED_F32 && BM == 128), "the transposed out is a TMA-store form");
+  static_assert(CS == 1 || CS == 2 || (CS == 4 && BN == 256), "cluster size: 1, 2, or 4 sharing B at BN 256");
+  constexpr bool MC = CS > 1;
   using Cfg = Config<BM, BN, P>;
   constexpr int BK = P::BK;
   constexpr int kStages = P::STAGES;
@@ -308,16 +311,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
   auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
   const int rank = MC ? static_cast<int>(cluster_ctarank()) : 0;
-  const int unit0 = MC ? static_cast<int>(blockIdx.x) / 2 : static_cast<int>(blockIdx.x);
-  const int unit_step = MC ? static_cast<int>(gridDim.x) / 2 : static_cast<int>(gridDim.x);
+  const int unit0 = static_cast<int>(blockIdx.x) / CS;
+  const int unit_step = static_cast<int>(gridDim.x) / CS;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       // 128 producer threads arrive through cp.async, plus one plain / expect-tx arrival.
       mbar_init(full_bar(s), 129);
-      // One arrival per consumer warpgroup (of both CTAs with a cluster: a multicast into a
-      // stage needs it free in both).
-      mbar_init(empty_bar(s), MC ? 4 : 2);
+      // One arrival per consumer warpgroup (of every CTA of a cluster: a multicast into a
+      // stage needs it free in all of them).
+      mbar_init(empty_bar(s), 2 * CS);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -351,7 +354,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     auto settle = [&]() {  // move (unit, chunk) to the next unit that has rows left
       while (unit < p.num_units) {
-        ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
+        ti = tile_info<BM, BN, CS, BK>(p, unit, rank);
         if (static_cast<int64_t>(chunk) * BK < ti.end - ti.start) {
           if (chunk == 0) {  // entering this tile
             prefetch_rows(p.a_rows, ti);
@@ -364,9 +367,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     };
     // A full chunk of an identity operand comes by TMA (one thread; with a cluster each CTA loads
-    // half the columns and multicasts to both); otherwise the thread only arrives. A group's
+    // 1/CS of the columns and multicasts to all); otherwise the thread only arrives. A group's
     // partial last chunk always goes through cp.async so that rows past the group's end read as
-    // zeros. Both CTAs of a cluster walk the same group, so they take the same branch.
+    // zeros. All CTAs of a cluster walk the same group, so they take the same branch.
     auto issue_identity_tma = [&](const TileInfo& cur, int s, int64_t row0, bool a_tma, bool b_tma,
                                   bool no_loads) {
       if (pt == 0) {
@@ -378,15 +381,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int col0 = a_tma ? cur.m0 : cur.n0;
           mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
           if constexpr (MC) {
-            // Both CTAs need these same columns (A shared along N: same m0; B shared along M:
-            // same n0): rank r loads half of the 64-column boxes, each multicast to both.
+            // Every CTA needs these same columns (A shared along N: same m0; B shared along M:
+            // same n0): rank r loads 1/CS of the 64-column boxes, each multicast to all.
             // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
-            const int half = cols / 128;  // 64-column blocks per CTA
-            for (int q = rank * half; q < (rank + 1) * half; ++q)
+            const int part = cols / (64 * CS);  // 64-column blocks per CTA (host: cols % (64 CS) == 0)
+            for (int q = rank * part; q < (rank + 1) * part; ++q)
 #pragma unroll
               for (int h = 0; h < BK / 64; ++h)
                 tma_load_2d_mc(dst0 + q * kBlockBytes + h * 64 * kSpanBytes, &tma_map, col0 + q * 64,
-                               static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>(3));
+                               static_cast<int>(row0) + 64 * h, full_bar(s), static_cast<uint16_t>((1u << CS) - 1u));
           } else {
             for (int q = 0; q < cols / 64; ++q)
 #pragma unroll
@@ -509,8 +512,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     auto release = [&](int s) {
       if (t == 0) {
         if constexpr (MC) {
-          mbar_arrive_cluster(empty_bar(s), 0);
-          mbar_arrive_cluster(empty_bar(s), 1);
+#pragma unroll
+          for (int c = 0; c < CS; ++c) mbar_arrive_cluster(empty_bar(s), c);
         } else {
           mbar_arrive(empty_bar(s));
         }
@@ -519,11 +522,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     if ((p.debug & 8) && (unit0 & 1) && unit0 < p.num_units) {
       // Experiment: offset odd CTAs (clusters) by about half a tile so that the epilogues of
       // neighbouring CTAs, whose tiles have the same length, stop coinciding.
-      const TileInfo first = tile_info<BM, BN, MC, BK>(p, unit0, rank);
+      const TileInfo first = tile_info<BM, BN, CS, BK>(p, unit0, rank);
       for (int c = 0; c < num_chunks<BK>(first) * (BK / 64); c += 4) __nanosleep(1000);
     }
     for (int unit = unit0; unit < p.num_units; unit += unit_step) {
-      const TileInfo ti = tile_info<BM, BN, MC, BK>(p, unit, rank);
+      const TileInfo ti = tile_info<BM, BN, CS, BK>(p, unit, rank);
       const int nch = num_chunks<BK>(ti);
       if (P::DEFER_TAIL && nch == 0 && held_g >= 0) flush_held();  // no chunk to hide it behind
 #pragma unroll
@@ -777,8 +780,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (lane < 16) bulk_wait_all();  // this lane's last bulk copies (stores or adds) have landed
     }
   }
-  // With a cluster, neither CTA may exit while its peer can still arrive on its barriers or
-  // multicast into its shared memory.
+  // With a cluster, no CTA may exit while a peer can still arrive on its barriers or multicast
+  // into its shared memory.
   if constexpr (MC) cluster_sync();
 }
 

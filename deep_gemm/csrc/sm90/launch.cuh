@@ -93,7 +93,7 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
   if constexpr (Cfg::kCluster) {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    const int clusters = cluster2_launch_config(cfg, attr, kernel, Cfg::kThreads, Cfg::kSmemBytes, stream);
+    const int clusters = cluster_launch_config(cfg, attr, kernel, Cfg::kThreads, Cfg::kSmemBytes, stream, 2);
     int64_t n = units < clusters ? units : clusters;
     const int64_t cap = max_ctas_override() / 2;
     if (cap > 0 && cap < n) n = cap;
