@@ -2,7 +2,8 @@
 # Session 32 run 1 (H200): dW1's swapped form with dz shared by 4-CTA clusters (k-grouped debug bit 11) against the
 # default pairs, plus session 31's run 3 (every big kernel's default against its existing forms at 235B, and the
 # swapped dW1's loads-only / MMAs-only diagnostics).
-# Library: .device/cs4 (main + the cluster-size template; default unchanged: pairs).
+# Library: .device/cs4 (main + the cluster-size template; default unchanged: pairs). (Run 3's other forms were dropped
+# from this script after five failed starts: see below.)
 # Prediction (written before the run): correct everywhere (k-grouped tests, memcheck / racecheck clean on the small
 # 4-CTA case). If the pair form is bound by its loads (loads-only >= ~0.85 of the whole), the 4-CTA form is 3-8 %
 # faster at 235B (dW1 6.3 ms -> ~5.9) and 0-5 % at 30B, less the ~3 % of SMs (4 of 132) that 4-CTA clusters leave
@@ -21,12 +22,9 @@ done
 grep -E "ok" $OUT/san.log
 W='^dW1 (bf16 out|fp32 out|fp32 accumulate)$|^dW1 (bf16 out|fp32 out|fp32 accumulate), 4-CTA clusters|^dW1 bf16 out, ours (loads only|MMAs only)$'
 IL_TIMEOUT=150 interleaved_step il_30b.log --shapes 30b --rounds 5 --reps 10 --match "$W"
-M='^(GEMM 1|GEMM 2|dX|dH) default$|^GEMM 1 (staged 128x192, 4 stages|epilogue warpgroup 128x192|staged 128x192, 2-CTA B multicast)$'
-M+='|^GEMM 2 (ping-pong 128x192, A by TMA|staged, A by TMA)$|^dX( ping-pong 128x192, A by TMA| staged, A by TMA, wait0|, A by TMA, wait0)$'
-M+='|^dH (2 epilogue warps 128x256, wait0|epilogue warps 128x256, wait0|2 epilogue warps 128x256, wait0, z L1 prefetch)$'
-M+="|^dW[12] bf16 out\$|^dW[12] bf16 out, wgrad variant (split_bk128|staged_tma)\$|^dW1 bf16 out, caller's orientation|^dW2 bf16 out, no 2-CTA pairs"
-M+='|^layer fwd\+bwd default$'
+# (session 31's run 3, every big kernel's default against its existing forms, stays prepared in
+# results/session31/scripts/run3.sh: this session's device starts failed too often to spend the minutes on it)
+M='^dW1 (bf16 out|fp32 out|fp32 accumulate)$|^dW1 (bf16 out|fp32 out|fp32 accumulate), 4-CTA clusters|^layer fwd\+bwd default$'
 M+='|^dW1 bf16 out, (pre-gathered copies, ours|pre-gathered copies, torch _grouped_mm|ours loads only|ours MMAs only|ours without the epilogue stores)$'
-M+='|^dW1 (bf16 out|fp32 out|fp32 accumulate)$|^dW1 (bf16 out|fp32 out|fp32 accumulate), 4-CTA clusters'
-IL_TIMEOUT=260 interleaved_step il_235b.log --shapes 235b --rounds 5 --reps 10 --match "$M"
+IL_TIMEOUT=200 interleaved_step il_235b.log --shapes 235b --rounds 5 --reps 10 --match "$M"
 echo "t=$SECONDS"
