@@ -7,8 +7,8 @@
 export B=.device/cs4def/build/final
 source ci/device_run_lib.sh
 step 120 bench_cs4def.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench.json; grep -v "^{" $OUT/bench_cs4def.log | tail -24
-step 120 bench_pairs.log env PK_LIBRARY_PATH=.device/cs4/build/final python3 benchmarks/bench_moe.py --reps 20
-grep -v "^{" $OUT/bench_pairs.log | tail -14
 gpu_checks gpu_tests.log -m gpu tests
 gzip $OUT/gpu_tests.log
+step 120 bench_pairs.log env PK_LIBRARY_PATH=.device/cs4/build/final python3 benchmarks/bench_moe.py --reps 20
+grep -v "^{" $OUT/bench_pairs.log | tail -14
 echo "t=$SECONDS"
