@@ -351,11 +351,12 @@ def variants(shape, T, E, K, routing="uniform"):
             "dW1 bf16 out, caller's orientation (debug bit 10)": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
             "dW1 fp32 out, caller's orientation (debug bit 10)": (wgrad(torch.float32, "dW1", 0, 1024), 2 * f),
             "dW1 fp32 accumulate": (wgrad(torch.float32, "dW1", 0, 0, True), 2 * f),
-            # the swapped form with dz shared by 4-CTA clusters instead of pairs (debug bit 11, session 32), and what
-            # bounds it: its loads alone, its MMAs alone
+            # the swapped form with dz shared by 4-CTA clusters (debug bit 11) or pairs (bit 12) (session 32: the
+            # default is 4 for an fp32 accumulate, else pairs), and what bounds the 4-CTA form: its loads, its MMAs
             "dW1 bf16 out, 4-CTA clusters (debug bit 11)": (wgrad(torch.bfloat16, "dW1", 0, 2048), 2 * f),
             "dW1 fp32 out, 4-CTA clusters (debug bit 11)": (wgrad(torch.float32, "dW1", 0, 2048), 2 * f),
             "dW1 fp32 accumulate, 4-CTA clusters (debug bit 11)": (wgrad(torch.float32, "dW1", 0, 2048, True), 2 * f),
+            "dW1 fp32 accumulate, pairs (debug bit 12)": (wgrad(torch.float32, "dW1", 0, 4096, True), 2 * f),
             "dW1 bf16 out, 4-CTA clusters, loads only": (wgrad(torch.bfloat16, "dW1", 0, 2048 | 3), 2 * f),
             "dW1 bf16 out, 4-CTA clusters, MMAs only": (wgrad(torch.bfloat16, "dW1", 0, 2048 | 65), 2 * f),
             "dW1 fp32 accumulate, caller's orientation (debug bit 10)": (

@@ -261,9 +261,10 @@ def test_moe_shapes(shape, which, skew, rng):
 # debug bit 10: keep the caller's orientation where an out with A identity and B gathered (dW1) would otherwise run
 # with the operands swapped and the tile written transposed (the default there: bf16, fp32 and fp32 accumulate).
 NO_SWAP = 1024
-# debug bit 11: that swapped form with the identity side shared by 4-CTA clusters instead of pairs (where the gathered
-# side's 128-wide tiles come in fours; else pairs).
+# In that swapped form the identity side is shared by 4-CTA clusters for an fp32 accumulate (where the gathered side's
+# 128-wide tiles come in fours), else by pairs; debug bit 11 forces 4-CTA clusters (where the tiles allow), bit 12 pairs.
 CLUSTER4 = 2048
+PAIRS = 4096
 OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
 
 
@@ -273,8 +274,8 @@ OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
 @pytest.mark.parametrize("out_kind", OUT_KINDS)
 def test_dw1_swapped_operands(shape, skew, out_kind, rng):
     """dW1 as the MoE backward runs it (a = dz sorted, b = x gathered by token): the default computes out^T with
-    the operands swapped and stores (or reduce-adds) the tiles transposed. It, the same with 4-CTA clusters and the
-    caller's orientation against float64; empty experts exactly zero (or untouched, accumulating); each within one
+    the operands swapped and stores (or reduce-adds) the tiles transposed. It, the same with 4-CTA clusters and with
+    pairs sharing dz, and the caller's orientation against float64; empty experts exactly zero (or untouched, accumulating); each within one
     bf16 rounding (bf16) or fp32 reordering (fp32) of the caller's orientation."""
     H, I = (2048, 768) if shape == "30B" else (4096, 1536)
     T, K, E = 1024, 8, 128
@@ -291,7 +292,9 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
     out0 = torch.randn(E, 2 * I, H, generator=rng).to(dev) if accumulate else None
     ref = reference_wgrad(a, None, b, tok, offsets, out0)
     outs = {}
-    for name, debug in (("swapped", 0), ("swapped, 4-CTA clusters", CLUSTER4), ("caller's orientation", NO_SWAP)):
+    forms = (("swapped", 0), ("swapped, 4-CTA clusters", CLUSTER4), ("swapped, pairs", PAIRS),
+             ("caller's orientation", NO_SWAP))
+    for name, debug in forms:
         if accumulate:
             out = out0.clone()
         else:
@@ -307,7 +310,7 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
         outs[name] = out.float()
     y = outs["caller's orientation"]
     rel = 2.0**-7 if out_kind == "bf16" else 1e-5
-    for name in ("swapped", "swapped, 4-CTA clusters"):
+    for name, _ in forms[:3]:
         x = outs[name]
         assert bool(((x - y).abs() <= y.abs() * rel + y.abs().max() * 1e-5).all()), name
 
@@ -320,11 +323,11 @@ def test_swapped_operands_odd_groups(max_ctas, out_kind, cluster, rng):
     # The swapped, transposed path at small shapes: empty groups, single rows, partial chunks, index entries of -1
     # past the last group; max_ctas 3 (one cluster) walks many tiles, the held last pass crossing empty groups.
     # Pipelines 19 and 21 both swap (0: 21 for bf16, 19 for fp32). Cluster 4 (debug bit 11) where N / 128 is a
-    # multiple of 4 (N 512, 1024), else pairs (N 256, 768).
+    # multiple of 4 (N 512, 1024), else pairs (N 256, 768); cluster 2: pairs (debug bit 12) everywhere.
     counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143, 0]
     for M, N in ((256, 256), (512, 768), (768, 512), (256, 1024)):
         run_and_check(counts, M, N, rng, gather_a=False, gather_b=True, extra_rows=37, max_ctas=max_ctas,
-                      debug=CLUSTER4 if cluster == 4 else 0,
+                      debug=CLUSTER4 if cluster == 4 else PAIRS,
                       variants=[0, 19, 21], accumulate=out_kind == "fp32_accumulate",
                       out_dtype=torch.bfloat16 if out_kind == "bf16" else torch.float32)
 

@@ -63,7 +63,9 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     ids are those of notes/sm90_kgrouped.md). See VARIANTS. An out with a identity and b gathered (the
     MoE's dW1) runs in pipeline 21 (bf16) or 19 (fp32, plain or accumulated; an explicit 19 or 21 too)
     with the operands swapped, so that the gathered side is the tile's narrow one, and the tiles stored
-    transposed (_debug bit 10 keeps the orientation).
+    transposed (_debug bit 10 keeps the orientation); its identity side is shared by 4-CTA clusters for an
+    accumulate where b's columns / 128 is a multiple of 4, else by 2-CTA pairs (_debug bit 11 forces 4, bit
+    12 pairs).
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device

@@ -217,7 +217,8 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //   debug: tuning only (bit 0: skip epilogue stores, bit 1: skip wgmma, bit 2: no cluster,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
 //          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered,
-//          bit 11: 4-CTA clusters in that swapped form; see the kernel header for the rest); 0 in normal use.
+//          in that swapped form bit 11: 4-CTA clusters, bit 12: 2-CTA pairs (default: 4 for an fp32
+//          accumulate where M / 128 % 4 == 0, else pairs); see the kernel header for the rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
@@ -282,11 +283,16 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       p.N = M;
       p.tma_side = 2;
       const CUtensorMap map = make_tma_map(a, a_num_rows, M);
-      // (the launch_variant pipelines of 19 and 21, with TRANS.) Debug bit 11: the identity side shared by 4-CTA
-      // clusters instead of pairs where the gathered side's 128-column tiles come in fours: per CTA and tile 128
-      // instead of 256 of its 512 KiB a 1024-row tile from L2 (384 KiB in all, -25 %), on the ~128 SMs that take
-      // clusters of 4 (session 32).
-      if ((debug & 2048) && (p.M / 128) % 4 == 0) {
+      // (the launch_variant pipelines of 19 and 21, with TRANS.) The identity side is shared by a pair, or for an fp32
+      // accumulate by 4-CTA clusters where the gathered side's 128-column tiles come in fours: per CTA and tile 128
+      // instead of 256 of its 512 KiB a 1024-row tile from L2 (384 KiB in all, -25 %), on the SMs that take whole
+      // clusters of 4 (a GPC's remainder idles). Session 32 (H100, one process, 5-7 rounds, results/session32/run1,
+      // run2), 4-CTA against pairs at 30B / 235B: fp32 accumulate 2.255-2.265 vs 2.376-2.380 ms (-5 %), 8.944-8.953
+      // vs 9.902-10.018 (-10 %); bf16 out 1.481 vs 1.433 (+3 %), 6.095 vs 5.874 (+4 %); plain fp32 1.882 vs 1.750
+      // (+8 %), 7.474 vs 7.409 (+1 %). (At 235B its loads alone -33 %, its MMAs alone +5 %: idle SMs, four CTAs in
+      // lockstep.) Debug bit 11 forces 4-CTA clusters, bit 12 pairs (tuning).
+      const bool fours = (p.M / 128) % 4 == 0 && !(debug & 4096) && ((debug & 2048) || accumulate);
+      if (fours) {
         if (v_swap == 19) launch_staged<128, 256, 4, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
         else launch_staged<128, 256, 4, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
       } else if (v_swap == 19) {
