@@ -206,11 +206,19 @@ def variants(shape, T, E, K, routing="uniform"):
                         os.environ[k] = v
         return run
 
-    def layer_once(wgrad_dtype=torch.bfloat16):
+    main_grads = []  # fp32 main_grad accumulators of the accumulate row (allocated on its first call: 9.7 GB at 235B)
+
+    def layer_once(wgrad_dtype=torch.bfloat16, main_grad=False):
         _, zl = sm90.moe_forward(x, idx, w, w13, w2, r, None, "bf16")
         # bf16 weight gradients, as the bench and the autograd op with bf16 weights (before session 27 this row
-        # took the fp32 default: its older logs time fp32 dW1 / dW2)
-        sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16", wgrad_dtype=wgrad_dtype)
+        # took the fp32 default: its older logs time fp32 dW1 / dW2); main_grad: added into fp32 accumulators
+        if main_grad:
+            if not main_grads:
+                main_grads.extend((torch.zeros(E, 2 * I, H, device=dev), torch.zeros(E, H, I, device=dev)))
+            sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16", grad_acc_w13=main_grads[0],
+                              grad_acc_w2=main_grads[1])
+        else:
+            sm90.moe_backward(dy, x, idx, w, w13, w2, r, zl, None, "bf16", wgrad_dtype=wgrad_dtype)
 
     def layer(settings):
         """The whole layer (forward + backward, bf16 weight gradients) with PK_SM90_VARIANT_<OP> settings."""
@@ -284,6 +292,8 @@ def variants(shape, T, E, K, routing="uniform"):
             "layer fwd+bwd default": (layer({}), 9 * f),
             # fp32 weight gradients (fp32 parameters: the autograd op's gradients in their dtype)
             "layer fwd+bwd, fp32 weight gradients": (lambda: layer_once(torch.float32), 9 * f),
+            # the weight gradients added into fp32 main_grad accumulators (dW1 there in 4-CTA clusters, session 32)
+            "layer fwd+bwd, fp32 main_grad accumulate": (lambda: layer_once(main_grad=True), 9 * f),
             "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),
