@@ -5,9 +5,16 @@
 # Prediction: every test passes; bench as session 31's (the bf16 path is unchanged); dW1 fp32 accumulate 4-CTA
 # 5-10 % under pairs (as on the H100). The main_grad layer row has no pair form to compare in one process: the
 # dW1 delta (~0.1 ms at 30B, ~0.5-1.0 at 235B) bounds what it moves.
-# Run: `bash results/session32/scripts/run3.sh 2>&1 | tail -90`, carry [".device/final/build/final"] (~5 minutes).
+# Run: `bash results/session32/scripts/run3.sh 2>&1 | tail -90`, carry [".device/final/build/final", ".device/head/build/final"]
+# (~5 minutes; build both first: /tmp/build.sh-style, notes' recipe, head = 676f3fb, final = main).
 export B=.device/final/build/final
 source ci/device_run_lib.sh
+# SASS against the session's start (676f3fb, .device/head): the cluster flag became a size (bool MC -> int CS), so the
+# pair / single kernels' names change (Lb1E -> Li2E, Lb0E -> Li1E); predicted: every old kernel's SASS the same, the
+# 4-CTA kernels new.
+cuobjdump -sass .device/head/build/final/libprime_kernels_sm90.so > /tmp/old.sass && cuobjdump -sass $B/libprime_kernels_sm90.so > /tmp/new.sass
+python3 ci/ptx_compare.py /tmp/old.sass /tmp/new.sass --rename ELi2ENS1_4Pipe=ELb1ENS1_4Pipe \
+  --rename ELi1ENS1_4Pipe=ELb0ENS1_4Pipe > $OUT/sass_compare.log 2>&1; echo "sass compare rc=$?"; grep -v "^    " $OUT/sass_compare.log | head -20
 gpu_checks gpu_tests.log -m gpu tests
 gzip $OUT/gpu_tests.log
 step 200 bench.log python3 benchmarks/bench_moe.py --reps 20 --json $OUT/bench.json; grep -v "^{" $OUT/bench.log | tail -24
