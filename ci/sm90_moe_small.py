@@ -29,8 +29,7 @@ print("small case ok", float(y.float().norm()), float(dx.float().norm()), float(
 # so x here has 512 columns), one group empty and one partial chunk.
 from deep_gemm.kernels.sm90_kgrouped import k_grouped_wgrad  # noqa: E402
 
-counts = [70, 0, 130, 3]
-off = torch.tensor([0, 70, 70, 200, 203], dtype=torch.int32, device=dev)
+off = torch.tensor([0, 70, 70, 200, 203], dtype=torch.int32, device=dev)  # groups of 70, 0, 130 and 3 rows
 x4 = torch.randn(T, 512, device=dev).to(torch.bfloat16)
 dz4 = torch.randn(203, 2 * I, device=dev).to(torch.bfloat16)
 tok4 = torch.randint(0, T, (203,), device=dev, dtype=torch.int32)

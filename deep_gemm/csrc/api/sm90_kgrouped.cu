@@ -205,6 +205,14 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
   }
 }
 
+// The swapped dW1 (see the entry point): pipeline 19 or 21 with the tile stored transposed, the identity side shared
+// by clusters of CS.
+template <int CS>
+void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  if (variant == 19) launch_staged<128, 256, CS, 0, true, true, true, 128, false, true>(p, map, max_ctas, stream);
+  else launch_staged<128, 256, CS, 0, true, true, true, 128, true, true>(p, map, max_ctas, stream);
+}
+
 }  // namespace
 
 // out[g] (+)= sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]]^T (x) b[b_rows[r]], fp32 accumulation.
@@ -218,7 +226,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
 //          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered,
 //          in that swapped form bit 11: 4-CTA clusters, bit 12: 2-CTA pairs (default: 4 for an fp32
-//          accumulate where M / 128 % 4 == 0, else pairs); see the kernel header for the rest); 0 in normal use.
+//          accumulate where N / 128 % 4 == 0, else pairs); see the kernel header for the rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
@@ -264,8 +272,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
     // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19 or 21 runs as
     // out^T = sum b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered
-    // copies a chunk) and the identity one the 256-wide side, loaded by TMA and shared by 2-CTA pairs (as dW2
-    // runs); the kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the
+    // copies a chunk) and the identity one the 256-wide side, loaded by TMA and shared by a cluster (as dW2
+    // runs; 2 or 4 CTAs, below); the kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the
     // tile and cluster switches (bits 2, 8, 9). Measured (session 27, H100, across processes): dW1 -4..-9 % at
     // 30B, -6..-7 % at 235B; the layer's fwd+bwd -1.3 / -1.4 % (results/sm90_moe.md).
     const bool aligned_a = (reinterpret_cast<uintptr_t>(a) & 15) == 0;
@@ -283,7 +291,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       p.N = M;
       p.tma_side = 2;
       const CUtensorMap map = make_tma_map(a, a_num_rows, M);
-      // (the launch_variant pipelines of 19 and 21, with TRANS.) The identity side is shared by a pair, or for an fp32
+      // The identity side is shared by a pair, or for an fp32
       // accumulate by 4-CTA clusters where the gathered side's 128-column tiles come in fours: per CTA and tile 128
       // instead of 256 of its 512 KiB a 1024-row tile from L2 (384 KiB in all, -25 %), on the SMs that take whole
       // clusters of 4 (a GPC's remainder idles). Session 32 (H100, one process, 5-7 rounds, results/session32/run1,
@@ -292,14 +300,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       // (+8 %), 7.474 vs 7.409 (+1 %). (At 235B its loads alone -33 %, its MMAs alone +5 %: idle SMs, four CTAs in
       // lockstep.) Debug bit 11 forces 4-CTA clusters, bit 12 pairs (tuning).
       const bool fours = (p.M / 128) % 4 == 0 && !(debug & 4096) && ((debug & 2048) || accumulate);
-      if (fours) {
-        if (v_swap == 19) launch_staged<128, 256, 4, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
-        else launch_staged<128, 256, 4, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
-      } else if (v_swap == 19) {
-        launch_staged<128, 256, 2, 0, true, true, true, 128, false, true>(p, map, max_ctas, s);
-      } else {
-        launch_staged<128, 256, 2, 0, true, true, true, 128, true, true>(p, map, max_ctas, s);
-      }
+      if (fours) launch_swapped<4>(v_swap, p, map, max_ctas, s);
+      else launch_swapped<2>(v_swap, p, map, max_ctas, s);
       return;
     }
     const int v = variant != 0 ? variant

@@ -34,8 +34,8 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta)
 }
 
 // Launch configuration of `kernel` in clusters of `size` CTAs along x (cfg.attrs points at `attr`; the
-// caller sets cfg.gridDim). Returns how many such clusters fit on the device at once (a GPC's SMs not
-// divisible by `size` stay idle: on an H100 / H200, 132 SMs take 66 pairs but only ~32 clusters of 4).
+// caller sets cfg.gridDim). Returns how many such clusters fit on the device at once (clusters do not span
+// GPCs: a GPC's SMs beyond a multiple of `size` stay idle).
 template <class Kernel>
 int cluster_launch_config(cudaLaunchConfig_t& cfg, cudaLaunchAttribute& attr, Kernel kernel, int threads,
                           int smem_bytes, cudaStream_t stream, int size) {

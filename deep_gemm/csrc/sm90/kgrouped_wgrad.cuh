@@ -289,14 +289,14 @@ __device__ __forceinline__ void gather_chunk(uint32_t stage, const __nv_bfloat16
 
 // TRANS: out is written transposed, as [G, N, M] (out_map: [G * N, M] in 64 x 64 bf16 / 32 x 64 fp32 boxes): the
 // host swaps a caller's operands so that the gathered one is the tile's narrow side (M) and the identity one, by TMA,
-// the wide side shared by a 2-CTA pair, and gets the caller's [G, M, N] layout back this way (TMA-store pipelines).
+// the wide side shared by a cluster (2 or 4 CTAs), and gets the caller's [G, M, N] layout back this way (TMA-store
+// pipelines).
 template <int BM, int BN, int CS, class P = PipeLean, bool TRANS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     kgrouped_wgrad_kernel(const Params p, const __grid_constant__ CUtensorMap tma_map,
                           const __grid_constant__ CUtensorMap out_map) {
   static_assert(!TRANS || (P::TMA_STORE && P::STAGED_F32 && BM == 128), "the transposed out is a TMA-store form");
   static_assert(CS == 1 || CS == 2 || (CS == 4 && BN == 256), "cluster size: 1, 2, or 4 sharing B at BN 256");
-  constexpr bool MC = CS > 1;
   using Cfg = Config<BM, BN, P>;
   constexpr int BK = P::BK;
   constexpr int kStages = P::STAGES;
@@ -310,7 +310,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto empty_bar = [&](int s) { return bar_base + 8u * (kStages + s); };
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
   auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
-  const int rank = MC ? static_cast<int>(cluster_ctarank()) : 0;
+  const int rank = CS > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int unit0 = static_cast<int>(blockIdx.x) / CS;
   const int unit_step = static_cast<int>(gridDim.x) / CS;
 
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  if constexpr (MC) cluster_sync(); else __syncthreads();
+  if constexpr (CS > 1) cluster_sync(); else __syncthreads();
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
@@ -380,7 +380,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t dst0 = a_tma ? stage_a(s) : stage_b(s);
           const int col0 = a_tma ? cur.m0 : cur.n0;
           mbar_arrive_expect_tx(full_bar(s), a_tma ? Cfg::kABytes : Cfg::kBBytes);
-          if constexpr (MC) {
+          if constexpr (CS > 1) {
             // Every CTA needs these same columns (A shared along N: same m0; B shared along M:
             // same n0): rank r loads 1/CS of the 64-column boxes, each multicast to all.
             // (A 64 x 64 box fills 64 rows of a block; BK = 128 takes two per block.)
@@ -511,7 +511,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint64_t desc_b0 = make_desc_mn_sw128(stage_b(0), kBlockBytes, 1024);
     auto release = [&](int s) {
       if (t == 0) {
-        if constexpr (MC) {
+        if constexpr (CS > 1) {
 #pragma unroll
           for (int c = 0; c < CS; ++c) mbar_arrive_cluster(empty_bar(s), c);
         } else {
@@ -782,7 +782,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // With a cluster, no CTA may exit while a peer can still arrive on its barriers or multicast
   // into its shared memory.
-  if constexpr (MC) cluster_sync();
+  if constexpr (CS > 1) cluster_sync();
 }
 
 }  // namespace pk::sm90::kgrouped
