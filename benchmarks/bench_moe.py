@@ -1,7 +1,7 @@
 """One-command MoE layer benchmark on one GPU (Hopper): ours vs the TorchTitan-style torch path.
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python benchmarks/bench_moe.py [--shapes 30b,235b] [--json out.json]
-        [--variants default,staged,scatter] [--breakdown]
+        [--variants default,staged,scatter] [--breakdown] [--main-grad]
 
 T = 16384 tokens, E = 128 experts, top-8, uniform random routing, bf16. Times (CUDA events, warm-up,
 median of --reps): our forward (routing + fused forward), backward, forward+backward (kernel entry
@@ -26,7 +26,8 @@ GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+' (A_LOAD=t
 PK_SM90_A_LOAD: how GEMM 2 and dX load their contiguous A rows), e.g.
 --variants default,GEMM2=3+DX=3,GEMM1=1,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
 for variants 1, 2 and 3, and GEMM 2 + combine against the scatter GEMM 2 (+ zeroing and the bf16
-conversion of y32).
+conversion of y32). --main-grad adds a table of fwd+bwd with the weight gradients added into fp32 main_grad
+accumulators (the `fp32_grad_accumulation` trainer path), ours and torch.
 """
 from __future__ import annotations
 
@@ -180,20 +181,45 @@ def library_floor(name, T, E, K, reps):
             "floor_fwdbwd_sustained_ms": cuda_sustained_ms(fwd_bwd, SUSTAINED_S)}
 
 
-def mega_moe_step(x, idx, w, w13, w2, dy):
+def mega_moe_step(x, idx, w, w13, w2, dy, grad_accumulators=None):
     """A trainer's step through the public op: fresh leaves (bf16 parameters), grads set to None, then
-    mega_moe(...).backward(dy). Returns (step, leaves)."""
+    mega_moe(...).backward(dy); with grad_accumulators the weight gradients are added into those fp32
+    tensors (Megatron-style main_grad) instead. Returns (step, leaves)."""
     import deep_gemm
     leaves = [t.detach().clone().requires_grad_() for t in (x, w, w13, w2)]
 
     def step():
         for t in leaves:
             t.grad = None
-        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False).backward(dy)
+        deep_gemm.mega_moe(leaves[0], idx, leaves[1], leaves[2], leaves[3], validate=False,
+                           grad_accumulators=grad_accumulators).backward(dy)
     return step, leaves
 
 
-def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
+def main_grad_times(x, idx, w, w13, w2, dy, torch_leaves, torch_fb, reps, torch_res=None):
+    """fwd+bwd ms with the weight gradients added into fp32 main_grad accumulators: ours through
+    mega_moe(grad_accumulators=...) (the kernels reduce-add into them), torch as a trainer without a fused
+    accumulate does it (autograd's bf16 .grad, then main_grad.add_(grad)). One pair of accumulators
+    (E*(3*H*I)*4 bytes: 9.7 GB at 235B) serves both."""
+    accs = (torch.zeros(w13.shape, dtype=torch.float32, device=w13.device),
+            torch.zeros(w2.shape, dtype=torch.float32, device=w2.device))
+    ours, _ = mega_moe_step(x, idx, w, w13, w2, dy, accs)
+    res = {"ours_main_grad_fwdbwd_ms": bench(ours, reps)}
+    if torch_res is not None and "torch_main_grad_fwdbwd_ms" in torch_res:
+        res["torch_main_grad_fwdbwd_ms"] = torch_res["torch_main_grad_fwdbwd_ms"]
+    else:
+        def torch_step():
+            torch_fb()
+            accs[0].add_(torch_leaves[2].grad)
+            accs[1].add_(torch_leaves[3].grad)
+        res["torch_main_grad_fwdbwd_ms"] = bench(torch_step, reps)
+        for t in torch_leaves:
+            t.grad = None
+    res["speedup_main_grad_fwdbwd"] = res["torch_main_grad_fwdbwd_ms"] / res["ours_main_grad_fwdbwd_ms"]
+    return res
+
+
+def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad=False):
     import deep_gemm
     from deep_gemm.kernels import sm90
     H, I = SHAPES[name]
@@ -276,6 +302,8 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None):
         res["torch_fwdbwd_sustained_ms"] = cuda_sustained_ms(torch_fb, SUSTAINED_S)
         for t in (xr, w13r, w2r, wr):
             t.grad = None
+    if main_grad:  # both layers adding fp32 weight gradients into one pair of main_grad accumulators
+        res.update(main_grad_times(x, idx, w, w13, w2, dy, (xr, wr, w13r, w2r), torch_fb, reps, torch_res))
     # the library floor, timed after both layers (the card as warm as for them)
     if torch_res is not None and "floor_fwd_ms" in torch_res:
         res.update({k: torch_res[k] for k in ("floor_fwd_ms", "floor_fwdbwd_ms", "floor_fwdbwd_sustained_ms")})
@@ -412,6 +440,9 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default=None)
     ap.add_argument("--breakdown", action="store_true", help="also time each kernel alone")
+    ap.add_argument("--main-grad", action="store_true",
+                    help="also time fwd+bwd with the weight gradients added into fp32 main_grad accumulators "
+                         "(ours and torch; 4*E*3*H*I bytes more memory)")
     ap.add_argument("--variants", default=None,
                     help="comma-separated kernel-variant settings to time: default, staged, scatter, or "
                          "OP=V+OP=V (sets PK_SM90_VARIANT_<OP>; COMBINE=gather|scatter sets PK_MOE_COMBINE); "
@@ -432,7 +463,7 @@ def main():
         for vname, settings in variants:
             if settings is not None:
                 set_variant_env(settings)
-            r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results, vname, first)
+            r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results, vname, first, a.main_grad)
             first = first or r
             print(json.dumps(r), flush=True)
     print()
@@ -476,6 +507,17 @@ def main():
               f"| {r['torch_fwdbwd_sustained_ms']:.2f} ({f3 / r['torch_fwdbwd_sustained_ms']:.0f}) | "
               f"{r['speedup_fwdbwd_sustained']:.2f}x | {ceiling_sustained:.0f} |")
     print(f"dense ceiling {ceiling:.0f} TFLOP/s (synchronised calls), {ceiling_sustained:.0f} (back to back)")
+    mg = [r for r in results if "ours_main_grad_fwdbwd_ms" in r]
+    if mg:
+        print("\nWeight gradients added into fp32 main_grad accumulators (ours: mega_moe(grad_accumulators=...), the "
+              "kernels reduce-add; torch: autograd's bf16 .grad, then main_grad.add_), synchronised calls:")
+        print("| shape | variant | ours fwd+bwd ms (TFLOP/s) | torch fwd+bwd ms (TFLOP/s) | speedup |")
+        print("|---|---|---|---|---|")
+        for r in mg:
+            f3 = 3 * 6 * r['T'] * r['K'] * r['H'] * r['I'] / 1e9
+            print(f"| {r['shape']} | {r['variant']} | {r['ours_main_grad_fwdbwd_ms']:.2f} "
+                  f"({f3 / r['ours_main_grad_fwdbwd_ms']:.0f}) | {r['torch_main_grad_fwdbwd_ms']:.2f} "
+                  f"({f3 / r['torch_main_grad_fwdbwd_ms']:.0f}) | {r['speedup_main_grad_fwdbwd']:.2f}x |")
     floors = [r for r in results if "floor_fwd_ms" in r]
     if floors:
         print("\nLibrary floor: the six products as cuBLAS bmm on balanced groups of pre-gathered rows + the two top-K "
