@@ -431,6 +431,19 @@ def breakdown(name, T, E, K, reps):
     return rows
 
 
+def print_fwdbwd_table(results, key, dense=None):
+    """One row a result: ours_{key}_ms and torch_{key}_ms with TFLOP/s, speedup_{key}, and a dense TFLOP/s column
+    when dense is given."""
+    print("| shape | variant | ours fwd+bwd ms (TFLOP/s) | torch fwd+bwd ms (TFLOP/s) | speedup |"
+          + (" dense TFLOP/s |" if dense else ""))
+    print("|---|---|---|---|---|" + ("---|" if dense else ""))
+    for r in results:
+        f3 = 3 * 6 * r["T"] * r["K"] * r["H"] * r["I"] / 1e9
+        ours, torch_ms = r[f"ours_{key}_ms"], r[f"torch_{key}_ms"]
+        print(f"| {r['shape']} | {r['variant']} | {ours:.2f} ({f3 / ours:.0f}) | {torch_ms:.2f} ({f3 / torch_ms:.0f}) | "
+              f"{r[f'speedup_{key}']:.2f}x |" + (f" {dense} |" if dense else ""))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="30b,235b")
@@ -499,25 +512,13 @@ def main():
               f"({3 * 6 * r['T'] * r['K'] * r['H'] * r['I'] / r['ours_fwdbwd_graph_ms'] / 1e9:.0f} TFLOP/s)")
     print(f"\nBack to back for {SUSTAINED_S:.0f} s (a training loop's steady state at the power cap; the table above "
           f"times synchronised calls):")
-    print("| shape | variant | ours fwd+bwd ms (TFLOP/s) | torch fwd+bwd ms (TFLOP/s) | speedup | dense TFLOP/s |")
-    print("|---|---|---|---|---|---|")
-    for r in results:
-        f3 = 3 * 6 * r['T'] * r['K'] * r['H'] * r['I'] / 1e9
-        print(f"| {r['shape']} | {r['variant']} | {r['ours_fwdbwd_sustained_ms']:.2f} ({f3 / r['ours_fwdbwd_sustained_ms']:.0f}) "
-              f"| {r['torch_fwdbwd_sustained_ms']:.2f} ({f3 / r['torch_fwdbwd_sustained_ms']:.0f}) | "
-              f"{r['speedup_fwdbwd_sustained']:.2f}x | {ceiling_sustained:.0f} |")
+    print_fwdbwd_table(results, "fwdbwd_sustained", f"{ceiling_sustained:.0f}")
     print(f"dense ceiling {ceiling:.0f} TFLOP/s (synchronised calls), {ceiling_sustained:.0f} (back to back)")
     mg = [r for r in results if "ours_main_grad_fwdbwd_ms" in r]
     if mg:
         print("\nWeight gradients added into fp32 main_grad accumulators (ours: mega_moe(grad_accumulators=...), the "
               "kernels reduce-add; torch: autograd's bf16 .grad, then main_grad.add_), synchronised calls:")
-        print("| shape | variant | ours fwd+bwd ms (TFLOP/s) | torch fwd+bwd ms (TFLOP/s) | speedup |")
-        print("|---|---|---|---|---|")
-        for r in mg:
-            f3 = 3 * 6 * r['T'] * r['K'] * r['H'] * r['I'] / 1e9
-            print(f"| {r['shape']} | {r['variant']} | {r['ours_main_grad_fwdbwd_ms']:.2f} "
-                  f"({f3 / r['ours_main_grad_fwdbwd_ms']:.0f}) | {r['torch_main_grad_fwdbwd_ms']:.2f} "
-                  f"({f3 / r['torch_main_grad_fwdbwd_ms']:.0f}) | {r['speedup_main_grad_fwdbwd']:.2f}x |")
+        print_fwdbwd_table(mg, "main_grad_fwdbwd")
     floors = [r for r in results if "floor_fwd_ms" in r]
     if floors:
         print("\nLibrary floor: the six products as cuBLAS bmm on balanced groups of pre-gathered rows + the two top-K "
