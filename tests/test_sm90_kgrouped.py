@@ -291,9 +291,11 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
     accumulate = out_kind == "fp32_accumulate"
     out0 = torch.randn(E, 2 * I, H, generator=rng).to(dev) if accumulate else None
     ref = reference_wgrad(a, None, b, tok, offsets, out0)
-    outs = {}
-    forms = (("swapped", 0), ("swapped, 4-CTA clusters", CLUSTER4), ("swapped, pairs", PAIRS),
-             ("caller's orientation", NO_SWAP))
+    # one output held at a time besides the caller's orientation (the first): at 235B each is 6.4 GB in fp32
+    forms = (("caller's orientation", NO_SWAP), ("swapped", 0), ("swapped, 4-CTA clusters", CLUSTER4),
+             ("swapped, pairs", PAIRS))
+    rel = 2.0**-7 if out_kind == "bf16" else 1e-5
+    y = None
     for name, debug in forms:
         if accumulate:
             out = out0.clone()
@@ -303,16 +305,17 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
         k_grouped_wgrad(a, None, b, tok, off, out, accumulate=accumulate, _debug=debug)
         torch.cuda.synchronize()
         assert torch.isfinite(out).all(), name
-        assert rel_l2(out.float(), ref) <= 1e-2, name
+        assert rel_l2(out, ref) <= 1e-2, name
         for g, c in enumerate(counts):
             if c == 0:
                 assert torch.equal(out[g], out0[g]) if accumulate else not out[g].any(), f"{name}: empty expert {g}"
-        outs[name] = out.float()
-    y = outs["caller's orientation"]
-    rel = 2.0**-7 if out_kind == "bf16" else 1e-5
-    for name, _ in forms[:3]:
-        x = outs[name]
-        assert bool(((x - y).abs() <= y.abs() * rel + y.abs().max() * 1e-5).all()), name
+        if y is None:
+            y, y_max = out, out.abs().max().float()
+            continue
+        for g in range(E):  # expert by expert: no whole-size temporaries
+            x, yg = out[g].float(), y[g].float()
+            assert bool(((x - yg).abs() <= yg.abs() * rel + y_max * 1e-5).all()), f"{name}: expert {g}"
+        del out
 
 
 @pytest.mark.gpu
