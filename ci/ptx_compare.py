@@ -42,9 +42,14 @@ def is_sass(text: str) -> bool:
     return _FUNCTION.search(text) is not None
 
 
+# the next cubin's header inside a dump: not part of the function before it (a function's last in one cubin in one
+# build and not in another would otherwise differ)
+_CUBIN_HEADER = re.compile(r"^\s*Fatbin \w+ code:", re.M)
+
+
 def sass_functions(text: str) -> dict[str, str]:
     parts = _FUNCTION.split(text)  # [before, name1, body1, name2, body2, ...]
-    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+    return {parts[i]: _CUBIN_HEADER.split(parts[i + 1])[0] for i in range(1, len(parts) - 1, 2)}
 
 
 def sass_normalise(body: str) -> str:

@@ -87,6 +87,13 @@ def test_sass_same_code_at_other_addresses_and_padding():
     assert ok and res["same"] == 2
 
 
+def test_sass_next_cubin_header_is_not_the_function():
+    # a function that ends one cubin of the library in one build and not in the other: the same code
+    header = "\nFatbin elf code:\n================\narch = sm_90a\ncode version = [1,8]\n\n\tcode for sm_90a\n"
+    res, ok = ptx_compare.compare(_SASS, _SASS + header)
+    assert ok and res["same"] == 2
+
+
 def test_sass_control_bits_and_immediates_count():
     restalled = _SASS.replace("/* 0x000fca0007ffe0ff */", "/* 0x000fc80007ffe0ff */")  # one stall count
     res, ok = ptx_compare.compare(_SASS, restalled)
