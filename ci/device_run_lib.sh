@@ -41,12 +41,11 @@ ab_merged() {
   cat $OUT/ab30.log $OUT/ab235.log > $OUT/ab.log && cat $OUT/ab30_rows.log $OUT/ab235_rows.log > $OUT/ab_rows.log && \
     rm -f $OUT/ab30.log $OUT/ab235.log $OUT/ab30_rows.log $OUT/ab235_rows.log
 }
-# sass_compare OLD_BUILD NEW_BUILD: the two libraries' SASS compared kernel by kernel (ci/ptx_compare.py) into
+# sass_compare OLD_BUILD NEW_BUILD: the two libraries' SASS compared kernel by kernel (ci/sass_compare.sh) into
 # $OUT/sass_compare.log, the summary and the k-grouped kernels that differ printed. The k-grouped kernels of session 27
 # on carry one more template argument (TRANS; false = the older kernels' names), renamed before comparing.
 sass_compare() {
-  cuobjdump -sass $1/libprime_kernels_sm90.so > /tmp/old.sass && cuobjdump -sass $2/libprime_kernels_sm90.so > /tmp/new.sass
-  python3 ci/ptx_compare.py /tmp/old.sass /tmp/new.sass --rename EEELb0EEEvNS1_6Params=EEEEEvNS1_6Params \
-    > $OUT/sass_compare.log 2>&1; echo "sass compare rc=$?"; grep -v "^    " $OUT/sass_compare.log
+  bash ci/sass_compare.sh $1 $2 --rename EEELb0EEEvNS1_6Params=EEEEEvNS1_6Params > $OUT/sass_compare.log 2>&1
+  echo "sass compare rc=$?"; grep -v "^    " $OUT/sass_compare.log
   grep "kgrouped" $OUT/sass_compare.log | cut -c1-170
 }
