@@ -440,8 +440,8 @@ def print_fwdbwd_table(results, key, dense=None):
     for r in results:
         f3 = 3 * 6 * r["T"] * r["K"] * r["H"] * r["I"] / 1e9
         ours, torch_ms = r[f"ours_{key}_ms"], r[f"torch_{key}_ms"]
-        print(f"| {r['shape']} | {r['variant']} | {ours:.2f} ({f3 / ours:.0f}) | {torch_ms:.2f} ({f3 / torch_ms:.0f}) | "
-              f"{r[f'speedup_{key}']:.2f}x |" + (f" {dense} |" if dense else ""))
+        print(f"| {r['shape']} | {r['variant']} | {ours:.2f} ({f3 / ours:.0f}) | {torch_ms:.2f} "
+              f"({f3 / torch_ms:.0f}) | {r[f'speedup_{key}']:.2f}x |" + (f" {dense} |" if dense else ""))
 
 
 def main():

@@ -23,13 +23,13 @@ def rel_l2(x: torch.Tensor, ref: torch.Tensor) -> float:
     if x.shape != ref.shape:
         raise ValueError(f"rel_l2: x has shape {tuple(x.shape)}, ref {tuple(ref.shape)}; expected the same")
     xf, rf = x.reshape(-1), ref.reshape(-1)
-    num = torch.zeros((), dtype=torch.float64, device=x.device)
-    den = torch.zeros((), dtype=torch.float64, device=x.device)
+    err_sq = torch.zeros((), dtype=torch.float64, device=x.device)
+    ref_sq = torch.zeros((), dtype=torch.float64, device=x.device)
     for i in range(0, xf.numel(), _REL_L2_CHUNK):
         xs, rs = xf[i:i + _REL_L2_CHUNK].double(), rf[i:i + _REL_L2_CHUNK].double()
-        num += (xs - rs).square().sum()
-        den += rs.square().sum()
-    err, den = num.sqrt().item(), den.sqrt().item()
+        err_sq += (xs - rs).square().sum()
+        ref_sq += rs.square().sum()
+    err, den = err_sq.sqrt().item(), ref_sq.sqrt().item()
     return err / den if den > 0 else err
 
 

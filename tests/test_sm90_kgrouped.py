@@ -262,7 +262,8 @@ def test_moe_shapes(shape, which, skew, rng):
 # with the operands swapped and the tile written transposed (the default there: bf16, fp32 and fp32 accumulate).
 NO_SWAP = 1024
 # In that swapped form the identity side is shared by 4-CTA clusters for an fp32 accumulate (where the gathered side's
-# 128-wide tiles come in fours), else by pairs; debug bit 11 forces 4-CTA clusters (where the tiles allow), bit 12 pairs.
+# 128-wide tiles come in fours), else by pairs; debug bit 11 forces 4-CTA clusters (where the tiles allow), bit 12
+# pairs.
 CLUSTER4 = 2048
 PAIRS = 4096
 OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
@@ -275,8 +276,8 @@ OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
 def test_dw1_swapped_operands(shape, skew, out_kind, rng):
     """dW1 as the MoE backward runs it (a = dz sorted, b = x gathered by token): the default computes out^T with
     the operands swapped and stores (or reduce-adds) the tiles transposed. It, the same with 4-CTA clusters and with
-    pairs sharing dz, and the caller's orientation against float64; empty experts exactly zero (or untouched, accumulating); each within one
-    bf16 rounding (bf16) or fp32 reordering (fp32) of the caller's orientation."""
+    pairs sharing dz, and the caller's orientation against float64; empty experts exactly zero (or untouched,
+    accumulating); each within one bf16 rounding (bf16) or fp32 reordering (fp32) of the caller's orientation."""
     H, I = (2048, 768) if shape == "30B" else (4096, 1536)
     T, K, E = 1024, 8, 128
     tokens, counts = routed_rows(T, K, E, rng, skew=skew)

@@ -270,12 +270,12 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
-    // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19 or 21 runs as
-    // out^T = sum b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered
-    // copies a chunk) and the identity one the 256-wide side, loaded by TMA and shared by a cluster (as dW2
-    // runs; 2 or 4 CTAs, below); the kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the
-    // tile and cluster switches (bits 2, 8, 9). Measured (session 27, H100, across processes): dW1 -4..-9 % at
-    // 30B, -6..-7 % at 235B; the layer's fwd+bwd -1.3 / -1.4 % (results/sm90_moe.md).
+    // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19 or 21 runs as out^T = sum
+    // b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered copies a chunk) and
+    // the identity one the 256-wide side, loaded by TMA and shared by a cluster (as dW2 runs; 2 or 4 CTAs, below); the
+    // kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the tile and
+    // cluster switches (bits 2, 8, 9). Measured (session 27, H100, across processes): dW1 -4..-9 % at 30B, -6..-7 % at
+    // 235B; the layer's fwd+bwd -1.3 / -1.4 % (results/sm90_moe.md).
     const bool aligned_a = (reinterpret_cast<uintptr_t>(a) & 15) == 0;
     // fp32 outs, plain or accumulated, swap into 19 (dW2's accumulate pipeline). (16 swapped too in session 27's
     // first form; with the fp32 transposed staging its kernel spilled 36 bytes, and it is no default: dropped.)
@@ -291,14 +291,14 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       p.N = M;
       p.tma_side = 2;
       const CUtensorMap map = make_tma_map(a, a_num_rows, M);
-      // The identity side is shared by a pair, or for an fp32
-      // accumulate by 4-CTA clusters where the gathered side's 128-column tiles come in fours: per CTA and tile 128
-      // instead of 256 of its 512 KiB a 1024-row tile from L2 (384 KiB in all, -25 %), on the SMs that take whole
-      // clusters of 4 (a GPC's remainder idles). Session 32 (H100, one process, 5-7 rounds, results/session32/run1,
-      // run2), 4-CTA against pairs at 30B / 235B: fp32 accumulate 2.255-2.265 vs 2.376-2.380 ms (-5 %), 8.944-8.953
-      // vs 9.902-10.018 (-10 %); bf16 out 1.481 vs 1.433 (+3 %), 6.095 vs 5.874 (+4 %); plain fp32 1.882 vs 1.750
-      // (+8 %), 7.474 vs 7.409 (+1 %). (At 235B its loads alone -33 %, its MMAs alone +5 %: idle SMs, four CTAs in
-      // lockstep.) Debug bit 11 forces 4-CTA clusters, bit 12 pairs (tuning).
+      // The identity side is shared by a pair, or for an fp32 accumulate by 4-CTA clusters where the gathered side's
+      // 128-column tiles come in fours: per CTA and tile 128 instead of 256 of its 512 KiB a 1024-row tile from L2 (384
+      // KiB in all, -25 %), on the SMs that take whole clusters of 4 (a GPC's remainder idles). Session 32 (H100, one
+      // process, 5-7 rounds, results/session32/run1, run2), 4-CTA against pairs at 30B / 235B: fp32 accumulate
+      // 2.255-2.265 vs 2.376-2.380 ms (-5 %), 8.944-8.953 vs 9.902-10.018 (-10 %); bf16 out 1.481 vs 1.433 (+3 %),
+      // 6.095 vs 5.874 (+4 %); plain fp32 1.882 vs 1.750 (+8 %), 7.474 vs 7.409 (+1 %). (At 235B its loads alone -33 %,
+      // its MMAs alone +5 %: idle SMs, four CTAs in lockstep.) Debug bit 11 forces 4-CTA clusters, bit 12 pairs
+      // (tuning).
       const bool fours = (p.M / 128) % 4 == 0 && !(debug & 4096) && ((debug & 2048) || accumulate);
       if (fours) launch_swapped<4>(v_swap, p, map, max_ctas, s);
       else launch_swapped<2>(v_swap, p, map, max_ctas, s);
