@@ -281,6 +281,9 @@ def variants(shape, T, E, K, routing="uniform"):
             **ceilings(xg, dyg, w13, w2, dz, hw, o, off, T, K, H, I, f),
             # routing alone (TFLOP/s column: meaningless) and the forward with it, as a step calls them
             "routing": (lambda: deep_gemm.moe_routing(idx, E, validate=False), 1),
+            # what a pre-gathered dy (for dH and dW2 by TMA) would cost to make: the rows copied into sorted order
+            # (TFLOP/s column: meaningless)
+            "dy gather copy, torch index_select": (lambda: torch.index_select(dy, 0, tok.long(), out=dyg), 1),
             "layer fwd (routing + forward) default": (layer_fwd, 3 * f),
             **{f"{k} default, {o} tile order": (with_env(env, fn), fl)
                for k, (fn, fl) in defaults.items() for o, env in orders.items()},
