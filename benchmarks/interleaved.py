@@ -303,6 +303,10 @@ def variants(shape, T, E, K, routing="uniform"):
             # the weight tile multicast to 2-CTA pairs: fewer L2 -> SM bytes (energy at the power cap)
             "layer fwd+bwd, 2-CTA multicast GEMM 1 / GEMM 2 / dX": (layer({"GEMM1": "20", "GEMM2": "19", "DX": "19"}), 9 * f),
             "layer fwd+bwd, GEMM 1 cooperative 128x256": (layer({"GEMM1": "1"}), 9 * f),
+            # dX in the staged cooperative 128 x 256 form releasing stages after wait_group 0 (the default before
+            # session 10), without and with TMA stores (session 34 run 1 read it 12 % under the default at 30B)
+            "layer fwd+bwd, dX staged, A by TMA, wait0": (layer({"DX": "35"}), 9 * f),
+            "layer fwd+bwd, dX staged, A by TMA, wait0, TMA store": (layer({"DX": "99"}), 9 * f),
             "GEMM 1 cooperative 128x256, 2-CTA B multicast": (gemm1(17), 2 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),

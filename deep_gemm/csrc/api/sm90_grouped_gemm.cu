@@ -46,9 +46,12 @@ using CfgPP192 = GemmConfig<192, 4, BM, true, true>;
 // for the contiguous layout (the MoE path; masked and psum layouts unmeasured) with N >= 1536 (192-column tiles
 // waste little). Session 11 (m-fastest tile order, back to back at the power cap, results/session11/run5): the
 // 235B dX (MN-major B, K = 3072) too, 5.53 vs 5.65 ms (3 synchronised rounds 5.46 vs 5.57), so any K.
-inline int default_variant(const int* a_index, int group_mode, int n) {
+// Session 34 (H100, results/session34/run1-3, 5-21 interleaved rounds): on today's kernels the MN-major B case
+// (dX) is faster staged with wait_group 0 and TMA stores again: 30B 1.45-1.48 vs 1.64-1.65 ms, 235B 5.42-5.49 vs
+// 5.75-5.81; the layer fwd+bwd -2.0 / -2.2 % (30B), -0.4 / -2.4 % (235B). K-major B (GEMM 2) stays ping-pong.
+inline int default_variant(const int* a_index, int group_mode, int n, bool b_mn_major) {
   if (a_index != nullptr) return 1;
-  if (group_mode == 0 && n >= 1536) return 4;
+  if (group_mode == 0 && n >= 1536 && !b_mn_major) return 4;
   return 3 | kVariantWait0 | kVariantTmaStore;
 }
 
@@ -130,7 +133,7 @@ PK_EXPORT int pk_sm90_m_grouped_gemm_bf16(const void* a, int64_t lda, const int*
     PK_REQUIRE(group_mode == 0 || max_m > 0, "max_m (rows per group / alignment) must be positive");
     PK_REQUIRE(a_index == nullptr || topk >= 1, "topk must be >= 1 with a gather index");
     GroupInfo g{sizes, num_groups, max_m, static_cast<GroupMode>(group_mode), 0};
-    int v = variant == 0 ? default_variant(a_index, group_mode, n) : variant;
+    int v = variant == 0 ? default_variant(a_index, group_mode, n, b_mn_major != 0) : variant;
     const bool mc = (v & kVariantCluster) != 0;
     const bool w0 = (v & kVariantWait0) != 0;
     const bool tma_out = (v & kVariantTmaStore) != 0;
