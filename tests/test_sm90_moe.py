@@ -152,8 +152,8 @@ def dtw_bound_ratio(dtw, dtw_r, dy, idx, w2, z, routing, n, clamp):
 # "cp_async_a" = contiguous A rows (GEMM 2, dX) loaded by the 128 cp.async producer threads instead
 # of one TMA box per tile (the default); "gemm1_coop" = GEMM 1 cooperative 128 x 256 (the default is
 # staged 128 x (96 + 96) where I % 96 == 0); "gemm1_staged_plain" = GEMM 1 staged without the TMA store
-# (variant 4); "pp192" = GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4: GEMM 2's default at
-# H >= 1536, dX's until session 34; these cases' H is smaller).
+# (variant 4); "pp192" = GEMM 2 and dX ping-pong 128 x 192 staged per warp (variant 4: the defaults at
+# H >= 1536, dX's on an H200 only since session 34; these cases' H is smaller).
 VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             "default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"}, "scatter": {"COMBINE": "scatter"},
             "dh256": {"DH": "3"}, "dh_warps2": {"DH": "5"},
@@ -306,8 +306,8 @@ def test_moe_few_ctas(rng, monkeypatch, name):
 
 @pytest.mark.parametrize("T,E,K,H,I", [(600, 16, 4, 2048, 384), (300, 8, 2, 1536, 1152)])
 def test_moe_default_wide_hidden(T, E, K, H, I, rng, monkeypatch):
-    """At H >= 1536 the defaults take ping-pong 128 x 192 for GEMM 2 and the staged form with TMA stores for dX:
-    the real shapes' path, with N = H not a multiple of 192 in the first case."""
+    """At H >= 1536 the defaults take ping-pong 128 x 192 for GEMM 2 and dX (dX on an H100: the staged form with TMA
+    stores): the real shapes' path, with N = H not a multiple of 192 in the first case."""
     _set_variant(monkeypatch, "default")
     errs, _ = run_case(T, E, K, H, I, "skewed", None, rng)
     for k, e in errs.items():

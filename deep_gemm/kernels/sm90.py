@@ -88,8 +88,8 @@ def _variant(op: str) -> ctypes.c_int:
     epilogue warps and the whole producer warpgroup gathering; for GEMM1, 4 = staged with 128 x (96 + 96) tiles
     (+ 64, z's full tiles stored by TMA), 5 = the same tiles with the SwiGLU and the z / h stores in a fourth
     warpgroup of epilogue warps (the default where I % 96 == 0); for GEMM2 / DX / GEMM, 4 = ping-pong
-    128 x 192 staged per warp (the default for the contiguous layout at N >= 1536 with K-major B, i.e. GEMM2;
-    DX and MN-major B take 3 + 32 + 64); + 16 on a cooperative or
+    128 x 192 staged per warp (the default for the contiguous layout at N >= 1536; with MN-major B, as DX, on a
+    card with five HBM stacks (H100) 3 + 32 + 64 instead); + 16 on a cooperative or
     staged variant: the same in 2-CTA clusters (pairs of m-tiles sharing the weight tile by multicast, an odd last
     m-tile split over two n-blocks), measured slower, opt-in; + 32
     (GEMM1 4, DH 4/5/8/9/10, GEMM2/DX/GEMM 1/3 with TMA-loaded A): the consumers release each stage after

@@ -46,12 +46,14 @@ using CfgPP192 = GemmConfig<192, 4, BM, true, true>;
 // for the contiguous layout (the MoE path; masked and psum layouts unmeasured) with N >= 1536 (192-column tiles
 // waste little). Session 11 (m-fastest tile order, back to back at the power cap, results/session11/run5): the
 // 235B dX (MN-major B, K = 3072) too, 5.53 vs 5.65 ms (3 synchronised rounds 5.46 vs 5.57), so any K.
-// Session 34 (H100, results/session34/run1-3, 5-21 interleaved rounds): on today's kernels the MN-major B case
-// (dX) is faster staged with wait_group 0 and TMA stores again: 30B 1.45-1.48 vs 1.64-1.65 ms, 235B 5.42-5.49 vs
-// 5.75-5.81; the layer fwd+bwd -2.0 / -2.2 % (30B), -0.4 / -2.4 % (235B). K-major B (GEMM 2) stays ping-pong.
+// Session 34 (H100, results/session34/run1-4, 5-21 interleaved rounds): with five HBM stacks the MN-major B case
+// (dX) is faster staged with wait_group 0 and TMA stores: 30B 1.45-1.48 vs 1.64-1.65 ms, 235B 5.42-5.49 vs 5.75-5.81;
+// the layer fwd+bwd -2.0 / -2.2 % (30B), -0.4 / -2.4 % (235B). The ping-pong dX is the kernel that an H100's lower
+// bandwidth slows most (30B: 1.50-1.61 ms on H100s against 1.23 on session 31's H200, where GEMM 1 and dW1 take the
+// same time on both cards), so the H200 (six stacks) keeps the ping-pong form that session 10 measured faster there.
 inline int default_variant(const int* a_index, int group_mode, int n, bool b_mn_major) {
   if (a_index != nullptr) return 1;
-  if (group_mode == 0 && n >= 1536 && !b_mn_major) return 4;
+  if (group_mode == 0 && n >= 1536 && !(b_mn_major && memory_bus_bits() < 6144)) return 4;
   return 3 | kVariantWait0 | kVariantTmaStore;
 }
 

@@ -29,6 +29,15 @@ inline int num_sms() {
   return n;
 }
 
+// The memory bus width in bits, 1024 a HBM stack: 5120 on an H100 (3.35 TB/s), 6144 on an H200 (4.8 TB/s), the one
+// difference between the two for these kernels (same SMs, L2 and 700 W cap).
+inline int memory_bus_bits() {
+  int dev = 0, bits = 0;
+  PK_CUDA_CHECK(cudaGetDevice(&dev));
+  PK_CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+  return bits;
+}
+
 // `variant | kVariantCluster` asks an entry point for the cooperative form of its variant with 2-CTA
 // clusters multicasting the weight tile (GemmConfig's Cluster_).
 constexpr int kVariantCluster = 16;
