@@ -307,6 +307,8 @@ def variants(shape, T, E, K, routing="uniform"):
             # session 10), without and with TMA stores (session 34 run 1 read it 12 % under the default at 30B)
             "layer fwd+bwd, dX staged, A by TMA, wait0": (layer({"DX": "35"}), 9 * f),
             "layer fwd+bwd, dX staged, A by TMA, wait0, TMA store": (layer({"DX": "99"}), 9 * f),
+            # dX's ping-pong 128 x 192 form forced (the default on six HBM stacks, H200; 99 on an H100 since session 34)
+            "layer fwd+bwd, dX ping-pong 128x192": (layer({"DX": "4"}), 9 * f),
             "GEMM 1 cooperative 128x256, 2-CTA B multicast": (gemm1(17), 2 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),

@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,memory.total --format=csv,
 gpu_checks gpu_tests.log -m gpu tests
 gzip $OUT/gpu_tests.log
 M='^dX (default|ping-pong 128x192, A by TMA|staged, A by TMA, wait0, TMA store)$|^layer fwd\+bwd default$'
-M+='|^layer fwd\+bwd, dX staged, A by TMA, wait0, TMA store$'
+M+='|^layer fwd\+bwd, dX (staged, A by TMA, wait0, TMA store|ping-pong 128x192)$'
 IL_TIMEOUT=200 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$M"
 IL_TIMEOUT=240 interleaved_step il_235b.log --shapes 235b --rounds 11 --reps 10 --match "$M"
 step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --variants default,DX=4,DX=99 --json $OUT/bench.json
