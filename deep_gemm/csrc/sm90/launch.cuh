@@ -30,7 +30,7 @@ inline int num_sms() {
 }
 
 // The memory bus width in bits, 1024 a HBM stack: 5120 on an H100 (3.35 TB/s), 6144 on an H200 (4.8 TB/s), the one
-// difference between the two for these kernels (same SMs, L2 and 700 W cap).
+// difference between the two that these kernels see (same SMs, L2 and 700 W cap).
 inline int memory_bus_bits() {
   int dev = 0, bits = 0;
   PK_CUDA_CHECK(cudaGetDevice(&dev));
