@@ -95,13 +95,6 @@ constexpr int kDefaultVariantSharedBF32 = 19;
 constexpr int kDefaultVariantSwappedF32 = 19;
 inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21; }
 
-int num_sms_of_current_device() {
-  int dev = 0, sms = 0;
-  PK_CUDA_CHECK(cudaGetDevice(&dev));
-  PK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return sms;
-}
-
 // Tensor map over a row-major bf16 [rows, cols] matrix, box 64 columns x 64 rows, 128-byte
 // swizzle (the layout the kernel's shared-memory ring uses); out-of-bounds rows read as zeros.
 // fp32: a float matrix in boxes of 32 columns (128 bytes) x 64 rows (the fp32 TMA-store staging).
@@ -138,7 +131,7 @@ void launch(Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream)
 
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr;
-  int ctas = num_sms_of_current_device();
+  int ctas = pk::current_device_attribute(cudaDevAttrMultiProcessorCount);
   if constexpr (CS > 1) {
     ctas = CS * pk::sm90::cluster_launch_config(cfg, attr, kernel, pk::sm90::kgrouped::kThreads, smem, stream, CS);
   } else {

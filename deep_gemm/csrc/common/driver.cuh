@@ -17,6 +17,14 @@ inline void* driver_entry_point(const char* name, int cuda_version = 12000) {
   return fn;
 }
 
+// An attribute of the calling thread's current device (cudaDevAttr...).
+inline int current_device_attribute(cudaDeviceAttr attr) {
+  int dev = 0, value = 0;
+  PK_CUDA_CHECK(cudaGetDevice(&dev));
+  PK_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, dev));
+  return value;
+}
+
 // Driver calls act on the calling thread's current context, and a thread may have none although torch
 // calls the device current: torch's device guard skips cudaSetDevice when the device does not change, so a
 // thread whose only CUDA work went through it (the autograd engine's device thread, a fresh Python thread)

@@ -22,21 +22,11 @@ inline CUtensorMap make_tmap_bf16_3d(const void* base, uint64_t d0, uint64_t d1,
                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-inline int num_sms() {
-  int dev = 0, n = 0;
-  PK_CUDA_CHECK(cudaGetDevice(&dev));
-  PK_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  return n;
-}
+inline int num_sms() { return current_device_attribute(cudaDevAttrMultiProcessorCount); }
 
 // The memory bus width in bits, 1024 a HBM stack: 5120 on an H100 (3.35 TB/s), 6144 on an H200 (4.8 TB/s), the one
 // difference between the two that these kernels see (same SMs, L2 and 700 W cap).
-inline int memory_bus_bits() {
-  int dev = 0, bits = 0;
-  PK_CUDA_CHECK(cudaGetDevice(&dev));
-  PK_CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-  return bits;
-}
+inline int memory_bus_bits() { return current_device_attribute(cudaDevAttrGlobalMemoryBusWidth); }
 
 // `variant | kVariantCluster` asks an entry point for the cooperative form of its variant with 2-CTA
 // clusters multicasting the weight tile (GemmConfig's Cluster_).
@@ -109,7 +99,8 @@ void launch_grouped_gemm(const CUtensorMap& tmap_b, const MainloopParams& mp, co
     cfg.gridDim = dim3(static_cast<unsigned>(2 * n), 1, 1);
     PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tmap_b, tmap_a, tmap_out, mp, g, ep));
   } else {
-    int64_t grid = units < num_sms() ? units : num_sms();
+    const int64_t sms = num_sms();
+    int64_t grid = units < sms ? units : sms;
     const int64_t cap = max_ctas_override();
     if (cap > 0 && cap < grid) grid = cap;
     kernel<<<static_cast<unsigned>(grid), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(tmap_b, tmap_a, tmap_out, mp, g,
