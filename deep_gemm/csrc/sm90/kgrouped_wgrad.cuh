@@ -130,7 +130,9 @@ struct Params {
   int debug;     // tuning only (see also the entry point's `variant`): bit 0 skips the epilogue stores, bit 1 skips the wgmma,
                  // bit 2 (host) no cluster, bit 3 offsets odd CTAs' start by ~half a tile,
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
-                 // bit 7 release each stage right after wgmma.wait_group 0
+                 // bit 7 release each stage right after wgmma.wait_group 0, bit 13 TMA-stored bf16 tiles all land in
+                 // one tile-sized region a CTA (group 0; L2-resident, values meaningless: the stores' cost to the SM and
+                 // to L2 without their DRAM traffic)
 };
 
 // ---- small PTX helpers (smem_u32, cp_async_16 and fence_proxy_async_smem: ptx.cuh's) --------------
@@ -483,6 +485,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // A bf16 column pass of kCols columns from n (tile rows from m, group g), staged at buf as 64 x 64 boxes,
     // out by TMA (one thread); TRANS: box q holds out^T's rows n + 64 q.
     auto store_pass = [&](auto cols, uint32_t buf, int g, int m, int n) {
+      if (p.debug & 8192) {  // diagnostic: this CTA's own tile of group 0, rewritten every tile (stays in L2)
+        const int r = static_cast<int>(blockIdx.x);
+        g = 0;
+        m = (r % p.tiles_m) * BM + (m % BM);
+        n = (r / p.tiles_m % p.tiles_n) * BN + (n % BN);
+      }
 #pragma unroll
       for (int q = 0; q < decltype(cols)::value / 64; ++q) {
         if constexpr (TRANS) tma_store_2d(&out_map, buf + q * (64 * 128), m, g * p.N + n + 64 * q);
