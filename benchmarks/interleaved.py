@@ -372,6 +372,10 @@ def variants(shape, T, E, K, routing="uniform"):
             # pairs, tiles stored transposed; fp32 outs too, in pipeline 19); debug bit 10 keeps dz as A
             "dW1 bf16 out, caller's orientation (debug bit 10)": (wgrad(torch.bfloat16, "dW1", 0, 1024), 2 * f),
             "dW1 fp32 out, caller's orientation (debug bit 10)": (wgrad(torch.float32, "dW1", 0, 1024), 2 * f),
+            # the caller's orientation taken apart like the swapped form (session 36: whose epilogue costs what)
+            **{f"dW1 bf16 out, caller's orientation, {form}": (wgrad(torch.bfloat16, "dW1", 0, 1024 + dbg), 2 * f)
+               for form, dbg in (("without the epilogue stores", 1), ("stores into one L2-resident tile a CTA", 8192),
+                                 ("MMAs and epilogue, no loads", 64), ("MMAs only", 65), ("loads only", 3))},
             "dW1 fp32 accumulate": (wgrad(torch.float32, "dW1", 0, 0, True), 2 * f),
             # the swapped form with dz shared by 4-CTA clusters (debug bit 11) or pairs (bit 12) (session 32: the
             # default is 4 for an fp32 accumulate, else pairs), and what bounds the 4-CTA form: its loads, its MMAs
