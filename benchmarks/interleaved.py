@@ -158,6 +158,8 @@ def variants(shape, T, E, K, routing="uniform"):
                 # debug bit 13: the whole epilogue, its TMA stores into one tile a CTA of group 0 (L2-resident):
                 # what the stores cost without their DRAM write traffic (session 36)
                 "ours, stores into one L2-resident tile a CTA": wgrad(torch.bfloat16, which, debug=8192),
+                # debug bit 14: the whole epilogue (stmatrix, barriers, the deferred pass) but no TMA store issued
+                "ours, epilogue without its TMA stores": wgrad(torch.bfloat16, which, debug=16384),
                 "ours MMAs and epilogue, no loads": wgrad(torch.bfloat16, which, debug=64),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
                 "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
