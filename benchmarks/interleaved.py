@@ -160,6 +160,8 @@ def variants(shape, T, E, K, routing="uniform"):
                 "ours, stores into one L2-resident tile a CTA": wgrad(torch.bfloat16, which, debug=8192),
                 # debug bit 14: the whole epilogue (stmatrix, barriers, the deferred pass) but no TMA store issued
                 "ours, epilogue without its TMA stores": wgrad(torch.bfloat16, which, debug=16384),
+                # debug bit 3: odd CTAs start ~half a tile late, so that neighbours' epilogues stop coinciding
+                "ours, odd CTAs offset by half a tile": wgrad(torch.bfloat16, which, debug=8),
                 "ours MMAs and epilogue, no loads": wgrad(torch.bfloat16, which, debug=64),
                 "ours MMAs only": wgrad(torch.bfloat16, which, debug=65),
                 "ours MMAs only split_bk128 (19)": wgrad(torch.bfloat16, which, 19, 65),
