@@ -158,8 +158,6 @@ def variants(shape, T, E, K, routing="uniform"):
                 # debug bit 13: the whole epilogue, its TMA stores into one tile a CTA of group 0 (L2-resident):
                 # what the stores cost without their DRAM write traffic (session 36)
                 "ours, stores into one L2-resident tile a CTA": wgrad(torch.bfloat16, which, debug=8192),
-                # debug bit 14: the whole epilogue (stmatrix, barriers, the deferred pass) but no TMA store issued
-                "ours, epilogue without its TMA stores": wgrad(torch.bfloat16, which, debug=16384),
                 # debug bit 3: odd CTAs start ~half a tile late, so that neighbours' epilogues stop coinciding
                 "ours, odd CTAs offset by half a tile": wgrad(torch.bfloat16, which, debug=8),
                 "ours MMAs and epilogue, no loads": wgrad(torch.bfloat16, which, debug=64),

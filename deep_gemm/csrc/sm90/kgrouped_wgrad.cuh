@@ -132,8 +132,7 @@ struct Params {
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
                  // bit 7 release each stage right after wgmma.wait_group 0, bit 13 TMA-stored bf16 tiles all land in
                  // one tile-sized region a CTA (group 0; L2-resident, values meaningless: the stores' cost to the SM and
-                 // to L2 without their DRAM traffic), bit 14 the whole epilogue but no TMA store issued (its pause
-                 // without its traffic)
+                 // to L2 without their DRAM traffic)
 };
 
 // ---- small PTX helpers (smem_u32, cp_async_16 and fence_proxy_async_smem: ptx.cuh's) --------------
@@ -494,7 +493,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
 #pragma unroll
       for (int q = 0; q < decltype(cols)::value / 64; ++q) {
-        if (p.debug & 16384) break;  // diagnostic: staged, never stored
         if constexpr (TRANS) tma_store_2d(&out_map, buf + q * (64 * 128), m, g * p.N + n + 64 * q);
         else tma_store_2d(&out_map, buf + q * (64 * 128), n + 64 * q, g * p.M + m);
       }
