@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 36 run 4: is dW1's epilogue cost beside its loads the consumers' pause or the stores' traffic?
-# Library .device/s36diag2 = main + debug bits 13 (stores into one L2-resident tile a CTA) and 14 (the whole epilogue:
+# Library .device/s36diag2 = main + results/session36/debug_bit14.patch: debug bits 13 (stores into one L2-resident tile a CTA) and 14 (the whole epilogue:
 # stmatrix, barriers, the deferred pass, but no TMA store issued).
 # Prediction (written before the run): runs 2-3 found the epilogue costs dW1 ~9-10 % at 235B in either orientation,
 # only 1-4 % of it the DRAM writes, and only 3-7 % without loads; so the pause alone is short and the stores' traffic
