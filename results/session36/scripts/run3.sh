@@ -4,20 +4,13 @@
 # Prediction (written before the run): if the transposed staging / out^T's store shape is what dW1 pays and dW2 does
 # not, the caller's orientation's epilogue costs 1-3 % like dW2's (whole within 3 % of its no-epilogue form); if it is
 # the output's L2 footprint (24 MiB an expert at 235B), it pays the same ~10 % as the swapped form, 40 % of it removed
-# by L2-resident stores. Second part, only on an H200: session 34's open question (h200_run.sh's steps, no GPU tests).
-# Run: `bash results/session36/scripts/run3.sh 2>&1 | tail -60`, carry [".device/s36diag/build/final"].
+# by L2-resident stores. Second part, only on an H200: session 34's open question (h200_run.sh).
+# Run: `bash results/session36/scripts/run3.sh 2>&1 | tail -60`, carry [".device/s36diag/build/final", ".device/dx99/build/final"].
 export B=.device/s36diag/build/final
 source ci/device_run_lib.sh
 M="^dW1 bf16 out(, caller's orientation.*|, ours (without the epilogue stores|MMAs and epilogue, no loads|loads only"
 M+="|MMAs only)|, ours, stores into one L2-resident tile a CTA)?$"
 IL_TIMEOUT=200 interleaved_step il_235b.log --shapes 235b --rounds 9 --reps 20 --match "$M"
 IL_TIMEOUT=120 interleaved_step il_30b.log --shapes 30b --rounds 9 --reps 20 --match "$M"
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-case "$name" in *H200*) ;; *) echo "not an H200: t=$SECONDS"; exit 0 ;; esac
-M='^dX (default|ping-pong 128x192, A by TMA|staged, A by TMA, wait0, TMA store)$|^layer fwd\+bwd default$'
-M+='|^layer fwd\+bwd, dX (staged, A by TMA, wait0, TMA store|ping-pong 128x192)$'
-IL_TIMEOUT=200 interleaved_step h200_il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$M"
-IL_TIMEOUT=240 interleaved_step h200_il_235b.log --shapes 235b --rounds 11 --reps 10 --match "$M"
-step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --variants default,DX=99 --json $OUT/bench.json
-grep -v Warn $OUT/bench.log | grep -E '^\|' | tail -24
-echo "t=$SECONDS"
+# Second part (never reached: the card was an H100): h200_run.sh, which checks the card itself
+exec bash results/session36/scripts/h200_run.sh
