@@ -16,7 +16,8 @@ FLOPs: forward 6*T*K*H*I, backward twice that. Note: under sustained load an H20
 power cap and lowers its SM clock (benchmarks/timeline_moe.py --clocks samples it), so times depend
 on how long the GPU has been busy; every row here is measured the same way.
 
-Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM;
+Kernel variants: the sm90 entry points honour PK_SM90_VARIANT_<OP> (OP in GEMM1, GEMM2, DH, DX, GEMM,
+and WGRAD for the weight gradients' k-grouped pipeline ids, deep_gemm.kernels.sm90_kgrouped.VARIANTS;
 0 = library default, 1 = cooperative, 2 = ping-pong, 3 = cooperative with the staged shared-memory +
 bulk-copy epilogue for GEMM1 / GEMM2 / DX / GEMM, and cooperative 128 x 256 tiles for DH). Without --variants the environment is used as is.
 --variants times our layer once per listed setting (the torch baseline once per shape): "default"
@@ -41,7 +42,7 @@ from deep_gemm.testing import cuda_sustained_ms
 from deep_gemm.testing import cuda_time_ms as bench
 
 SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
-VARIANT_OPS = ("GEMM1", "GEMM2", "DH", "DX", "GEMM")
+VARIANT_OPS = ("GEMM1", "GEMM2", "DH", "DX", "GEMM", "WGRAD")
 VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"},
                    "scatter": {"COMBINE": "scatter"}}
 COMBINE_MODES = ("gather", "scatter")  # PK_MOE_COMBINE (key COMBINE in a variant setting)
@@ -63,7 +64,7 @@ def parse_variant(spec):
             continue
         if op not in VARIANT_OPS or not v.isdigit():
             raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS}, "
-                             f"or COMBINE=gather|scatter)")
+                             f"COMBINE=gather|scatter or A_LOAD=tma|cp_async)")
         out[op] = v
     return out
 
