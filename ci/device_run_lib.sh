@@ -22,6 +22,12 @@ interleaved_step() {
   local log=$1; shift
   step ${IL_TIMEOUT:-200} $log python3 benchmarks/interleaved.py "$@"; grep -E "^\||^[0-9]+b" $OUT/$log
 }
+# interleaved_shapes REGEX: interleaved_step at 235B then 30B (11 rounds of 20) on the rows REGEX matches, into
+# $OUT/il_235b.log and il_30b.log.
+interleaved_shapes() {
+  IL_TIMEOUT=150 interleaved_step il_235b.log --shapes 235b --rounds 11 --reps 20 --match "$1"
+  IL_TIMEOUT=100 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$1"
+}
 # gpu_checks LOG PYTEST_ARG...: the GPU tests PYTEST_ARG selects into $OUT/LOG, then compute-sanitizer memcheck and
 # racecheck over a small MoE step (4 CTAs; SAN_ENV: more VAR=value settings for it, e.g. a kernel variant).
 gpu_checks() {

@@ -9,7 +9,5 @@
 # Run: `bash results/session37/scripts/bytes_check.sh 2>&1 | tail -30`, carry [".device/dx99/build/final"].
 export B=.device/dx99/build/final
 source ci/device_run_lib.sh
-M='^dW[12] (bf16|fp32) out(, ours without the epilogue stores)?$'
-IL_TIMEOUT=150 interleaved_step il_235b.log --shapes 235b --rounds 11 --reps 20 --match "$M"
-IL_TIMEOUT=100 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$M"
+interleaved_shapes '^dW[12] (bf16|fp32) out(, ours without the epilogue stores)?$'
 echo "t=$SECONDS"
