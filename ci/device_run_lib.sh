@@ -22,11 +22,12 @@ interleaved_step() {
   local log=$1; shift
   step ${IL_TIMEOUT:-200} $log python3 benchmarks/interleaved.py "$@"; grep -E "^\||^[0-9]+b" $OUT/$log
 }
-# interleaved_shapes REGEX: interleaved_step at 235B then 30B (11 rounds of 20) on the rows REGEX matches, into
-# $OUT/il_235b.log and il_30b.log.
+# interleaved_shapes REGEX [ROUNDS [T235 [T30]]]: interleaved_step at 235B then 30B (ROUNDS rounds of 20, default 11;
+# at most T235 / T30 seconds, default 150 / 100) on the rows REGEX matches, into $OUT/il_235b.log and il_30b.log.
 interleaved_shapes() {
-  IL_TIMEOUT=150 interleaved_step il_235b.log --shapes 235b --rounds 11 --reps 20 --match "$1"
-  IL_TIMEOUT=100 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$1"
+  local rounds=${2:-11}
+  IL_TIMEOUT=${3:-150} interleaved_step il_235b.log --shapes 235b --rounds $rounds --reps 20 --match "$1"
+  IL_TIMEOUT=${4:-100} interleaved_step il_30b.log --shapes 30b --rounds $rounds --reps 20 --match "$1"
 }
 # gpu_checks LOG PYTEST_ARG...: the GPU tests PYTEST_ARG selects into $OUT/LOG, then compute-sanitizer memcheck and
 # racecheck over a small MoE step (4 CTAs; SAN_ENV: more VAR=value settings for it, e.g. a kernel variant).

@@ -14,8 +14,7 @@ export B=.device/s36diag/build/final
 source ci/device_run_lib.sh
 M='^dW[12] bf16 out(, ours (without the epilogue stores|MMAs and epilogue, no loads|loads only|MMAs only)'
 M+='|, ours, stores into one L2-resident tile a CTA)?$'
-IL_TIMEOUT=200 interleaved_step il_235b.log --shapes 235b --rounds 9 --reps 20 --match "$M"
-IL_TIMEOUT=120 interleaved_step il_30b.log --shapes 30b --rounds 9 --reps 20 --match "$M"
+interleaved_shapes "$M" 9 200 120
 step 200 kg_tests.log python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_sm90_kgrouped.py
 tail -1 $OUT/kg_tests.log; grep -E "^FAILED" $OUT/kg_tests.log | head
 AB_N30=3 AB_N235=2 ab_merged .device/dx99/build/final .device/s36diag/build/final '^dW[12] bf16 out$'

@@ -10,7 +10,6 @@ export B=.device/s36diag/build/final
 source ci/device_run_lib.sh
 M="^dW1 bf16 out(, caller's orientation.*|, ours (without the epilogue stores|MMAs and epilogue, no loads|loads only"
 M+="|MMAs only)|, ours, stores into one L2-resident tile a CTA)?$"
-IL_TIMEOUT=200 interleaved_step il_235b.log --shapes 235b --rounds 9 --reps 20 --match "$M"
-IL_TIMEOUT=120 interleaved_step il_30b.log --shapes 30b --rounds 9 --reps 20 --match "$M"
+interleaved_shapes "$M" 9 200 120
 # Second part (never reached: the card was an H100): h200_run.sh, which checks the card itself
 exec bash results/session36/scripts/h200_run.sh

@@ -12,6 +12,5 @@ export B=.device/s36diag2/build/final
 source ci/device_run_lib.sh
 M='^dW[12] bf16 out(, ours( without the epilogue stores|, stores into one L2-resident tile a CTA'
 M+='|, epilogue without its TMA stores))?$'
-IL_TIMEOUT=150 interleaved_step il_235b.log --shapes 235b --rounds 11 --reps 20 --match "$M"
-IL_TIMEOUT=100 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$M"
+interleaved_shapes "$M"
 echo "t=$SECONDS"

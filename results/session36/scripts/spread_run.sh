@@ -20,8 +20,7 @@ export PK_SM90_VARIANT_WGRAD=27  # the layer's weight gradients in 27 (tests and
 gpu_checks moe_tests.log -m gpu tests/test_sm90_moe.py
 unset PK_SM90_VARIANT_WGRAD
 M=${SPREAD_MATCH:-'^dW[12] bf16 out(, wgrad variant split_bk128_(defer_tail|spread)|, ours without the epilogue stores)?$'}  # SPREAD_MATCH: other rows (session 37's wrapper adds one)
-IL_TIMEOUT=200 interleaved_step il_235b.log --shapes 235b --rounds 11 --reps 20 --match "$M"
-IL_TIMEOUT=120 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$M"
+interleaved_shapes "$M" 11 200 120
 step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --variants default,WGRAD=27 --json $OUT/bench.json
 grep -v Warn $OUT/bench.log | grep -E '^\|' | tail -12
 echo "t=$SECONDS"
