@@ -314,6 +314,7 @@ def variants(shape, T, E, K, routing="uniform"):
             "layer fwd+bwd, dX staged, A by TMA, wait0, TMA store": (layer({"DX": "99"}), 9 * f),
             # dX's ping-pong 128 x 192 form forced (the default on six HBM stacks, H200; 99 on an H100 since session 34)
             "layer fwd+bwd, dX ping-pong 128x192": (layer({"DX": "4"}), 9 * f),
+            "layer fwd+bwd, wgrad 128x384 (28)": (layer({"WGRAD": "28"}), 9 * f),
             "GEMM 1 cooperative 128x256, 2-CTA B multicast": (gemm1(17), 2 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),
@@ -369,6 +370,13 @@ def variants(shape, T, E, K, routing="uniform"):
             **{f"{which} fp32 accumulate, wgrad variant {name}": (wgrad(torch.float32, which, v, accumulate=True),
                                                                  f * (1 if which == "dW2" else 2))
                for name, v in VARIANTS.items() if v in (8, 12, 13) or v >= 16 for which in ("dW2", "dW1")},
+            # pipeline 28's 128 x 384 tiles (session 38) taken apart like the default, and with each bf16 pass waiting
+            # for the last one's reads (debug bit 14) instead of the one before
+            **{f"{which} bf16 out, wide_bk64 (28), {form}": (wgrad(torch.bfloat16, which, 28, dbg),
+                                                            f * (1 if which == "dW2" else 2))
+               for which in ("dW2", "dW1")
+               for form, dbg in (("without the epilogue stores", 1), ("MMAs only", 65), ("loads only", 3),
+                                 ("one pass in flight (debug bit 14)", 16384))},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
             # the default swaps dW1's operands for a bf16 out (x gathered on the 128-wide side, dz shared by 2-CTA
             # pairs, tiles stored transposed; fp32 outs too, in pipeline 19); debug bit 10 keeps dz as A

@@ -191,6 +191,7 @@ def test_accumulate(N, rng):
 @pytest.mark.parametrize("M,N,gather_a,gather_b,debug", [
     (384, 256, True, False, 0), (384, 128, True, False, 0),   # single CTAs (odd m-tile count)
     (512, 256, True, False, 0),                               # cluster pair along M (B by TMA multicast)
+    (512, 768, True, False, 0),                               # the same, 128 x 384 tiles in variant 28
     (512, 512, False, True, 0),                               # A by TMA, single CTAs
     (512, 512, False, True, 256),                             # opt-in: pair along N (A multicast)
 ])
@@ -293,17 +294,17 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
     out0 = torch.randn(E, 2 * I, H, generator=rng).to(dev) if accumulate else None
     ref = reference_wgrad(a, None, b, tok, offsets, out0)
     # one output held at a time besides the caller's orientation (the first): at 235B each is 6.4 GB in fp32
-    forms = (("caller's orientation", NO_SWAP), ("swapped", 0), ("swapped, 4-CTA clusters", CLUSTER4),
-             ("swapped, pairs", PAIRS))
+    forms = (("caller's orientation", NO_SWAP, 0), ("swapped", 0, 0), ("swapped, 4-CTA clusters", CLUSTER4, 0),
+             ("swapped, pairs", PAIRS, 0), ("swapped, 128 x 384 tiles", 0, VARIANTS["wide_bk64"]))
     rel = 2.0**-7 if out_kind == "bf16" else 1e-5
     y = None
-    for name, debug in forms:
+    for name, debug, variant in forms:
         if accumulate:
             out = out0.clone()
         else:
             dt = torch.bfloat16 if out_kind == "bf16" else torch.float32
             out = torch.full((E, 2 * I, H), float("nan"), device=dev, dtype=dt)
-        k_grouped_wgrad(a, None, b, tok, off, out, accumulate=accumulate, _debug=debug)
+        k_grouped_wgrad(a, None, b, tok, off, out, accumulate=accumulate, _debug=debug, _variant=variant)
         torch.cuda.synchronize()
         assert torch.isfinite(out).all(), name
         assert rel_l2(out, ref) <= 1e-2, name
@@ -326,13 +327,14 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
 def test_swapped_operands_odd_groups(max_ctas, out_kind, cluster, rng):
     # The swapped, transposed path at small shapes: empty groups, single rows, partial chunks, index entries of -1
     # past the last group; max_ctas 3 (one cluster) walks many tiles, the held last pass crossing empty groups.
-    # Pipelines 19 and 21 both swap (0: 21 for bf16, 19 for fp32). Cluster 4 (debug bit 11) where N / 128 is a
-    # multiple of 4 (N 512, 1024), else pairs (N 256, 768); cluster 2: pairs (debug bit 12) everywhere.
+    # Pipelines 19, 21 and 28 swap (0: 21 for bf16, 19 for fp32). Cluster 4 (debug bit 11) where N / 128 is a
+    # multiple of 4 (N 512, 1024), else pairs (N 256, 768); cluster 2: pairs (debug bit 12) everywhere. 28 takes
+    # 128 x 384 tiles, always in pairs, where M is a multiple of 384 (768), elsewhere it runs as 21.
     counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143, 0]
     for M, N in ((256, 256), (512, 768), (768, 512), (256, 1024)):
         run_and_check(counts, M, N, rng, gather_a=False, gather_b=True, extra_rows=37, max_ctas=max_ctas,
                       debug=CLUSTER4 if cluster == 4 else PAIRS,
-                      variants=[0, 19, 21], accumulate=out_kind == "fp32_accumulate",
+                      variants=[0, 19, 21, 28], accumulate=out_kind == "fp32_accumulate",
                       out_dtype=torch.bfloat16 if out_kind == "bf16" else torch.float32)
 
 
@@ -412,7 +414,8 @@ def test_public_k_grouped_bf16_gemm_tn_contiguous(mode, rng):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("gather_a,gather_b", [(True, False), (False, True)])
-@pytest.mark.parametrize("N", [384, 512])  # 128- and 256-wide tiles (512 with B identity: 2-CTA clusters)
+# 128- and 256-wide tiles (512 with B identity: 2-CTA clusters; 768 there: 128 x 384 tiles in variant 28)
+@pytest.mark.parametrize("N", [384, 512, 768])
 def test_bf16_out(gather_a, gather_b, N, rng):
     """A bf16 out gets the bf16 rounding of what the fp32 out gets (bitwise for one pipeline; the two
     outs' defaults are different pipelines, so there within one bf16 rounding), empty groups zero,
@@ -434,7 +437,7 @@ def test_bf16_out(gather_a, gather_b, N, rng):
         # A identity, B gathered, a TMA-store pipeline: the bf16 out runs with the operands swapped (other tiles, so
         # each tile's chunks in another order)
         swapped = not gather_a and N % 256 == 0 and VARIANT_NAMES[v] in ("default", "staged_tma", "split_bk128",
-                                                                         "split_bk128_defer_tail")
+                                                                         "split_bk128_defer_tail", "wide_bk64")
         if v == 0 or swapped:  # bf16 default: 128-row chunks; fp32 default: 64-row chunks (another summation order)
             bound = out32.abs() * 2.0**-8 + out32.abs().max() * 1e-5
             same = bool(((out16.float() - out32).abs() <= bound).all())

@@ -416,8 +416,11 @@ if __name__ == "__main__":  # quick table on the device machine
             print(case, "FAILED", type(e).__name__, str(e)[:300])
 
 
-@pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (513, 32, 8, 256, 128, "empty")])
-@pytest.mark.parametrize("wgrad_variant", ["default", "19", "21"])  # 21: the bf16 default, its last pass deferred
+# I 384 and 768: dW1 (2I) in 128 x 384 tiles with variant 28, dW2 (I) too at 768
+@pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (513, 32, 8, 256, 128, "empty"),
+                                            (300, 8, 4, 256, 768, "skewed")])
+# 21: the bf16 default, its last pass deferred; 28: 128 x 384 tiles where I allows
+@pytest.mark.parametrize("wgrad_variant", ["default", "19", "21", "28"])
 def test_weight_grad_outputs(T, E, K, H, I, kind, wgrad_variant, rng, monkeypatch):
     """wgrad_dtype=bf16 writes the bf16 rounding of the fp32 weight gradients: bitwise when both come from
     the same k-grouped pipeline (one rounding of the same accumulation; dW1 runs swapped, out^T stored

@@ -71,6 +71,11 @@ constexpr int kDefaultVariant = 8;
 // dW2 0.788-0.797 vs 0.849; 235B dW1 6.244-6.367 vs 6.500, dW2 3.049 vs 3.265. (20, the second pass stored straight
 // from the registers, was 7-10 % slower than 19 in run 8: removed.)
 constexpr int kDefaultVariantBf16 = 21;
+//  28  (session 38) 128 x 384 tiles where the cluster-shared identity side's width is a multiple of 384 (dW2 with B
+//      shared, the swapped dW1), else 21: 64-row chunks in 3 stages (the 192 accumulators a thread leave room for no
+//      more), fp32 outs as 19 in 64-column passes, a bf16 tile in 64-column passes alternating between two 8 KiB
+//      halves of the staging buffer (no register room to defer one), setmaxnreg 40 / 232 / 232. For the bytes each SM
+//      receives a FLOP: -11 % against 128 x 256, the gathered ones -33 %.
 // fp32 accumulate (main_grad): 12, the bulk fp32 adds from the staged tile. H200, 2026-11-30,
 // interleaved, 12 vs 8: 30B dW2 1.208 vs 1.276 ms, dW1 2.171 vs 2.447; 235B dW2 4.39 vs 4.79, dW1
 // 8.34 vs 9.45. A plain fp32 out loses with it (30B dW1 2.03 vs 1.84: the two halves serialize on
@@ -93,7 +98,11 @@ constexpr int kDefaultVariantSharedBF32 = 19;
 // 1.95 (16 unswapped); 235B 7.34-7.43 vs 7.75-7.88 (8), 7.04 (16); accumulated 2.39 vs 2.48 (16 unswapped), 235B 9.74
 // vs 9.62 (overlapping ranges).
 constexpr int kDefaultVariantSwappedF32 = 19;
-inline bool known_variant(int v) { return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21; }
+inline bool known_variant(int v) {
+  return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21 || v == 28;
+}
+// Pipeline 28's 128 x 384 tile (the kernel's DBUF form, 64-row chunks in 3 stages).
+using PipeWide = Pipe<64, 3, 0, true, true, true, true, false, true>;
 
 // Tensor map over a row-major bf16 [rows, cols] matrix, box 64 columns x 64 rows, 128-byte
 // swizzle (the layout the kernel's shared-memory ring uses); out-of-bounds rows read as zeros.
@@ -191,6 +200,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
       launch_staged<BM, BN, CS, 0, true, true, true, 128>(p, map, max_ctas, stream);
       break;
     case 21:
+    case 28:  // 28's 384-wide tiles are taken before this switch, where the shape allows them
       launch_staged<BM, BN, CS, 0, true, true, true, 128, true>(p, map, max_ctas, stream);
       break;
     default:  // 8
@@ -202,6 +212,9 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 // by clusters of CS.
 template <int CS>
 void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
+  if constexpr (CS == 2) {  // (the 4-CTA cluster shares only 256-wide tiles)
+    if (variant == 28 && p.N % 384 == 0) return launch<128, 384, CS, PipeWide, true>(p, map, max_ctas, stream);
+  }
   if (variant == 19) launch_staged<128, 256, CS, 0, true, true, true, 128, false, true>(p, map, max_ctas, stream);
   else launch_staged<128, 256, CS, 0, true, true, true, 128, true, true>(p, map, max_ctas, stream);
 }
@@ -221,7 +234,7 @@ void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          in that swapped form bit 11: 4-CTA clusters, bit 12: 2-CTA pairs (default: 4 for an fp32
 //          accumulate where N / 128 % 4 == 0, else pairs); see the kernel header for the rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
-//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19 or 21 (see above).
+//   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19, 21 or 28 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
@@ -262,7 +275,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.debug = debug;
     auto s = static_cast<cudaStream_t>(stream);
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
-    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19 or 21, got %d", variant);
+    PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19, 21 or 28, got %d",
+               variant);
     // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19 or 21 runs as out^T = sum
     // b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered copies a chunk) and
     // the identity one the 256-wide side, loaded by TMA and shared by a cluster (as dW2 runs; 2 or 4 CTAs, below); the
@@ -273,7 +287,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     // fp32 outs, plain or accumulated, swap into 19 (dW2's accumulate pipeline). (16 swapped too in session 27's
     // first form; with the fp32 transposed staging its kernel spilled 36 bytes, and it is no default: dropped.)
     const int v_swap = variant != 0 ? variant : out_bf16 ? kDefaultVariantBf16 : kDefaultVariantSwappedF32;
-    if ((v_swap == 19 || v_swap == 21) && block_n == 0 && use_tma &&
+    if ((v_swap == 19 || v_swap == 21 || v_swap == 28) && block_n == 0 && use_tma &&
         !(debug & (4 | 256 | 512 | 1024)) && a_rows == nullptr && b_rows != nullptr && a_num_rows > 0 && aligned_a &&
         M % 256 == 0 && (N / 128) % 2 == 0) {
       std::swap(p.a, p.b);
@@ -292,7 +306,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       // 6.095 vs 5.874 (+4 %); plain fp32 1.882 vs 1.750 (+8 %), 7.474 vs 7.409 (+1 %). (At 235B its loads alone -33 %,
       // its MMAs alone +5 %: idle SMs, four CTAs in lockstep.) Debug bit 11 forces 4-CTA clusters, bit 12 pairs
       // (tuning).
-      const bool fours = (p.M / 128) % 4 == 0 && !(debug & 4096) && ((debug & 2048) || accumulate);
+      const bool fours = (p.M / 128) % 4 == 0 && !(debug & 4096) && ((debug & 2048) || accumulate) &&
+                         !(v_swap == 28 && p.N % 384 == 0);  // the 384-wide tile comes in pairs
       if (fours) launch_swapped<4>(v_swap, p, map, max_ctas, s);
       else launch_swapped<2>(v_swap, p, map, max_ctas, s);
       return;
@@ -320,7 +335,8 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
       const int v_mc = variant == 0 && !out_bf16 ? kDefaultVariantSharedBF32 : v;
-      if (allow_mc) launch_variant<128, 256, 2>(v_mc, p, map, max_ctas, s);
+      if (allow_mc && v_mc == 28 && N % 384 == 0) launch<128, 384, 2, PipeWide>(p, map, max_ctas, s);
+      else if (allow_mc) launch_variant<128, 256, 2>(v_mc, p, map, max_ctas, s);
       else launch_variant<128, 256, 1>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
       // Opt-in (debug bit 9): A (identity, by TMA) shared by two CTAs on neighbouring 256-wide

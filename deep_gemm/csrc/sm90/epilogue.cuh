@@ -206,12 +206,18 @@ struct StagedTile {
   // the writes visible to the async proxy.
   // kPacked (boxes only): acc(k) is already the packed bf16 pair of values 2k, 2k + 1.
   // kTrans (boxes only): the transposed tile, as stmatrix_boxes_trans lays it out.
+  // reads_left 1: wait only until all but the issuer's last bulk group have read their source (a buffer used
+  // in alternation with another, kgrouped_wgrad.cuh's DBUF).
   template <int kBoxCols = 0, bool kPacked = false, bool kTrans = false, class Accum>
-  __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer) {
+  __device__ __forceinline__ static void write(const Accum& acc, uint32_t buf, int wg, bool issuer,
+                                               int reads_left = 0) {
     static_assert(!kPacked || kBoxCols != 0, "packed pairs go to the TMA boxes");
     static_assert(!kTrans || kBoxCols == 64, "the transposed tile goes to 64 x 64 boxes");
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
-    if (issuer) bulk_wait_read_all();
+    if (issuer) {
+      if (reads_left == 1) bulk_wait_read_one_left();
+      else bulk_wait_read_all();
+    }
     named_bar_sync(bar_id, 128);
     if constexpr (kBoxCols == 0) stmatrix_rows(acc, buf);
     else if constexpr (kTrans) stmatrix_boxes_trans<kPacked>(acc, buf);

@@ -65,12 +65,16 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
 //          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
 //          registers (72 / 216 / 216).
+//   DBUF   (with SPLIT, bf16 TMA stores) a bf16 tile leaves in 64-column passes that alternate between the two 8 KiB
+//          halves of the warpgroup's staging buffer: a pass waits only for the pass before the previous one to have
+//          been read (one bulk group left in flight), not for the last. For the 128 x 384 tile, which has no
+//          registers left to defer a pass (192 accumulators a thread).
 // The producer always runs the lean loop (below) with the row indices of each tile prefetched into
 // L1 when it enters the tile: the earlier loop recomputed the tile every chunk and waited an L2
 // round trip on each chunk's index loads (~565 SASS instructions, ~1500 stall cycles per 64-row
 // chunk against the chunk's 1024 MMA cycles).
 template <int BK_, int STAGES_, int PEND_, bool STAGED_ = false, bool STAGED_F32_ = false, bool TMA_STORE_ = false,
-          bool SPLIT_ = false, bool DEFER_TAIL_ = false>
+          bool SPLIT_ = false, bool DEFER_TAIL_ = false, bool DBUF_ = false>
 struct Pipe {
   static_assert(BK_ == 64 || BK_ == 128, "chunk rows");
   static_assert(PEND_ >= 0 && PEND_ <= 1 && STAGES_ >= PEND_ + 1, "pipeline depth");
@@ -80,17 +84,22 @@ struct Pipe {
   static_assert(!DEFER_TAIL_ || (SPLIT_ && PEND_ == 0), "the deferred pass is written for 19's pipeline");
   static constexpr int BK = BK_, STAGES = STAGES_, PEND = PEND_;
   static constexpr bool STAGED = STAGED_, STAGED_F32 = STAGED_F32_, TMA_STORE = TMA_STORE_, SPLIT = SPLIT_;
-  static constexpr bool DEFER_TAIL = DEFER_TAIL_;
+  static_assert(!DBUF_ || (SPLIT_ && !DEFER_TAIL_), "double-buffered passes: a SPLIT form without the deferred pass");
+  static constexpr bool DEFER_TAIL = DEFER_TAIL_, DBUF = DBUF_;
 };
 using PipeLean = Pipe<64, 4, 1>;
 
-// BM x BN output tile: (128, 256), (128, 128) or (256, 128); each consumer warpgroup owns BM/2 rows.
+// BM x BN output tile: (128, 384), (128, 256), (128, 128) or (256, 128); each consumer warpgroup owns BM/2 rows.
+// 128 x 384 (session 38): each SM receives 11 % fewer operand bytes a FLOP than at 128 x 256 and a third fewer
+// gathered ones (the weight gradients are bound by the bytes through each SM, notes/sm90_moe_kernels.md); its
+// 192 accumulators a thread take two wgmma n192 a k-step and leave room only for 64-row chunks in 3 stages.
 // CS: cluster size (1: none). A cluster's CTAs share the TMA-loaded operand, each loading 1/CS of its
 // 64-column boxes and multicasting them to all: along M (CS m-tiles, same n-tile) when B is the TMA side,
 // along N when A is. CS 4 only with B shared at BN 256 (one box a CTA: the swapped dW1, see the entry point).
 template <int BM, int BN, class P = PipeLean>
 struct Config {
-  static_assert((BM == 128 && (BN == 128 || BN == 256)) || (BM == 256 && BN == 128), "tile shape");
+  static_assert((BM == 128 && (BN == 128 || BN == 256 || BN == 384)) || (BM == 256 && BN == 128), "tile shape");
+  static_assert(BN != 384 || (P::SPLIT && P::BK == 64), "128 x 384: 64-row chunks, staged in column passes");
   static constexpr int kBK = P::BK;
   static constexpr int kStages = P::STAGES;
   static constexpr int kBlockBytes = kBK * kSpanBytes;  // a BK-row x 64-column block (8 / 16 KiB)
@@ -102,7 +111,7 @@ struct Config {
   static_assert(!P::STAGED || BM == 128, "the staged epilogue takes 64 rows per consumer warpgroup");
   static constexpr int kStagingBytes = P::SPLIT ? 2 * 16384 : P::STAGED ? 2 * 64 * StagedTile<BN>::kRowBytes : 0;
   // Columns a warpgroup's 64 rows pass through staging at once (SPLIT: 16 KiB of them).
-  static constexpr int kPassColsBf16 = P::SPLIT && BN > 128 ? 128 : BN;
+  static constexpr int kPassColsBf16 = P::DBUF ? 64 : P::SPLIT && BN > 128 ? 128 : BN;
   static constexpr int kPassColsF32 = P::SPLIT ? 64 : BN / 2;
   // +1024: the ring must start 1024-byte aligned for the 128-byte swizzle pattern.
   static constexpr int kSmemBytes = kStages * kStageBytes + kStagingBytes + kBarrierBytes + 1024;
@@ -132,7 +141,7 @@ struct Params {
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
                  // bit 7 release each stage right after wgmma.wait_group 0, bit 13 TMA-stored bf16 tiles all land in
                  // one tile-sized region a CTA (group 0; L2-resident, values meaningless: the stores' cost to the SM and
-                 // to L2 without their DRAM traffic)
+                 // to L2 without their DRAM traffic), bit 14 (DBUF) each bf16 pass waits for the last one's reads
 };
 
 // ---- small PTX helpers (smem_u32, cp_async_16 and fence_proxy_async_smem: ptx.cuh's) --------------
@@ -200,6 +209,10 @@ struct Mma;
 template <>
 struct Mma<256> {
   using Op = cute::SM90::GMMA::MMA_64x256x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::MN, cute::SM90::GMMA::Major::MN>;
+};
+template <>
+struct Mma<192> {
+  using Op = cute::SM90::GMMA::MMA_64x192x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::MN, cute::SM90::GMMA::Major::MN>;
 };
 template <>
 struct Mma<128> {
@@ -332,6 +345,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (wg == 0) {
     // ================= producer: gathered cp.async loads (+ TMA for an identity operand) =======
     if constexpr (P::DEFER_TAIL) setmaxnreg_dec<72>();
+    if constexpr (BN == 384) setmaxnreg_dec<40>();  // 64-row chunks: 4 row indices a side
     const int pt = threadIdx.x;
     const int row_in = pt >> 3;  // 0..15: rows row_in + 16 j, j < BK / 16
     const int piece = pt & 7;    // 16-byte piece within each 128-byte span
@@ -478,6 +492,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     // ================= consumers: wgmma + fp32 epilogue =================
     if constexpr (P::DEFER_TAIL) setmaxnreg_inc<216>();
+    if constexpr (BN == 384) setmaxnreg_inc<232>();  // 192 accumulators
     const int cw = wg - 1;             // which half (BM/2 rows) of the tile
     const int t = threadIdx.x & 127;
     const int warp = t >> 5, lane = t & 31;
@@ -563,7 +578,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int mb = 0; mb < Cfg::kMBlocks; ++mb) {
               const uint64_t da = desc_a0 + stage_off + ((mb * kBlockBytes + kk * 2048) >> 4);
-              wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
+              if constexpr (BN == 384) {  // two n192 halves: columns 0-191 in registers 0-95, 192-383 in 96-191
+                wgmma_call<192>(da, db, acc[mb], std::make_integer_sequence<int, 96>{});
+                wgmma_call<192>(da, db + (3 * kBlockBytes >> 4), acc[mb] + 96, std::make_integer_sequence<int, 96>{});
+              } else {
+                wgmma_call<BN>(da, db, acc[mb], std::make_integer_sequence<int, Cfg::kAccRegs>{});
+              }
             }
           }
           cute::warpgroup_commit_batch();
@@ -609,10 +629,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           // One thread of the warpgroup stores its 64 rows as swizzled 64 x 64 boxes (out_map: out as
           // [G * M, N]), kCols columns a pass, each pass after the buffer's previous stores read it.
           constexpr int kCols = Cfg::kPassColsBf16;
-          const uint32_t buf = staging_base + cw * (64 * kCols * 2);
+          // DBUF: pass k in half k % 2 of the warpgroup's 16 KiB, after pass k - 2's reads (debug bit 14: after k - 1's).
+          const uint32_t buf0 = staging_base + cw * (P::DBUF ? 16384 : 64 * kCols * 2);
+          const int reads_left = P::DBUF && !(p.debug & 16384) ? 1 : 0;
           const bool issuer = t == 0;
 #pragma unroll
           for (int pass = 0; pass < BN / kCols; ++pass) {
+            const uint32_t buf = buf0 + (P::DBUF ? (pass % 2) * 8192 : 0);
             if (P::DEFER_TAIL && pass > 0 && pass == BN / kCols - 1) {  // held until the next tile's first chunk
 #pragma unroll
               for (int k = 0; k < kCols / 4; ++k)
@@ -624,7 +647,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
             // Accumulator register v holds column v / 2 of the fragment's 8-column groups.
             StagedTile<kCols>::template write<64, false, TRANS>(
-                [&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw, issuer);
+                [&](int v) { return acc[0][pass * (kCols / 2) + v]; }, buf, cw, issuer, reads_left);
             if (issuer)
               store_pass(std::integral_constant<int, kCols>{}, buf, ti.group, ti.m0 + cw * 64, ti.n0 + pass * kCols);
           }
