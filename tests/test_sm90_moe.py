@@ -419,12 +419,12 @@ if __name__ == "__main__":  # quick table on the device machine
 # I 384 and 768: dW1 (2I) in 128 x 384 tiles with variant 28, dW2 (I) too at 768
 @pytest.mark.parametrize("T,E,K,H,I,kind", [(777, 16, 6, 512, 384, "skewed"), (513, 32, 8, 256, 128, "empty"),
                                             (300, 8, 4, 256, 768, "skewed")])
-# 21: the bf16 default, its last pass deferred; 28: 128 x 384 tiles where I allows
+# 21: its last pass deferred (the bf16 default where 28 runs as 21); 28: the bf16 default, 128 x 384 tiles where I allows
 @pytest.mark.parametrize("wgrad_variant", ["default", "19", "21", "28"])
 def test_weight_grad_outputs(T, E, K, H, I, kind, wgrad_variant, rng, monkeypatch):
     """wgrad_dtype=bf16 writes the bf16 rounding of the fp32 weight gradients: bitwise when both come from
     the same k-grouped pipeline (one rounding of the same accumulation; dW1 runs swapped, out^T stored
-    transposed, in both dtypes); with the defaults (21 for bf16, 19 for fp32: the same 128-row chunks, but
+    transposed, in both dtypes); with the defaults (28 for bf16, 19 for fp32: not the same chunks, and
     not promised bitwise) within one bf16 rounding. fp32 accumulators get the gradients added in place and
     are returned."""
     if wgrad_variant != "default":
