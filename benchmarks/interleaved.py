@@ -314,7 +314,9 @@ def variants(shape, T, E, K, routing="uniform"):
             "layer fwd+bwd, dX staged, A by TMA, wait0, TMA store": (layer({"DX": "99"}), 9 * f),
             # dX's ping-pong 128 x 192 form forced (the default on six HBM stacks, H200; 99 on an H100 since session 34)
             "layer fwd+bwd, dX ping-pong 128x192": (layer({"DX": "4"}), 9 * f),
+            # the weight gradients' 128 x 384 tiles (the bf16 default since session 38) and the default before them
             "layer fwd+bwd, wgrad 128x384 (28)": (layer({"WGRAD": "28"}), 9 * f),
+            "layer fwd+bwd, wgrad defer tail (21)": (layer({"WGRAD": "21"}), 9 * f),
             "GEMM 1 cooperative 128x256, 2-CTA B multicast": (gemm1(17), 2 * f),
             "GEMM 1 cooperative 128x256": (gemm1(1), 2 * f),
             "GEMM 1 staged 128x192, 4 stages": (gemm1(4), 2 * f),

@@ -2,6 +2,11 @@
 # and step TIMEOUT LOG CMD... (runs CMD into $OUT/LOG, prints its exit code and the elapsed time, and
 # stops the whole run when CMD times out, so a hang cannot eat the session's device time).
 set -u
+# only_on CARD: stop the whole run (exit 0) unless the GPU's name contains CARD (e.g. H200), before anything is timed.
+only_on() {
+  local name; name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  case "$name" in *"$1"*) ;; *) echo "not an $1 ($name): nothing run"; exit 0 ;; esac
+}
 B=${B:-.device/head/build/final}
 export PYTHONPATH=. PK_LIBRARY_PATH=$B PYTHONUNBUFFERED=1
 SECONDS=0

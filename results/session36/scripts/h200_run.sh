@@ -8,10 +8,9 @@
 # at least not slower), `default_variant` goes back to B's major alone (4865675's form) and the H200 table moves
 # with it.
 # Run: `bash results/session36/scripts/h200_run.sh 2>&1 | tail -60`, carry [".device/dx99/build/final"].
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-case "$name" in *H200*) ;; *) echo "not an H200 ($name): nothing run"; exit 0 ;; esac
 export B=.device/dx99/build/final
 source ci/device_run_lib.sh
+only_on H200
 M='^dX (default|ping-pong 128x192, A by TMA|staged, A by TMA, wait0, TMA store)$|^layer fwd\+bwd default$'
 M+='|^layer fwd\+bwd, dX (staged, A by TMA, wait0, TMA store|ping-pong 128x192)$'
 IL_TIMEOUT=200 interleaved_step il_30b.log --shapes 30b --rounds 11 --reps 20 --match "$M"
