@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 38, H200 only (on any other card it exits at once): session 36's dX question (99 vs ping-pong, prediction in
-# results/session36/scripts/h200_run.sh's header) and pipeline 28 in the benchmark, on this session's library (main +
-# pipeline 28, .device/wide28/build/final; dX kernels as main's), then every GPU test on it.
+# results/session36/scripts/h200_run.sh's header) and pipeline 28 (the bf16 weight-gradient default since this session)
+# against 21 in the benchmark, on main's library (.device/wide28/build/final; dX kernels as before), then every GPU
+# test on it.
 # Run: `bash results/session38/scripts/h200_run.sh 2>&1 | tail -60`, carry [".device/wide28/build/final"].
 export B=.device/wide28/build/final
 source ci/device_run_lib.sh
