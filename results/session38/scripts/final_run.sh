@@ -15,5 +15,6 @@ V=default,WGRAD=21
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && V+=,DX=99
 step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --variants $V --json $OUT/bench.json
 grep -v Warn $OUT/bench.log | grep -E '^\|' | tail -30
-interleaved_shapes '^dW[12] fp32 (out|accumulate)(, wgrad variant wide_bk64)?$' 7 120 80
+# (only with time left: the session's device budget was low when this ran)
+if [ $SECONDS -lt 220 ]; then interleaved_shapes '^dW[12] fp32 (out|accumulate)(, wgrad variant wide_bk64)?$' 5 90 60; fi
 echo "t=$SECONDS"
