@@ -212,8 +212,8 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
   }
 }
 
-// The swapped dW1 (see the entry point): pipeline 19 or 21 with the tile stored transposed, the identity side shared
-// by clusters of CS.
+// The swapped dW1 (see the entry point): pipeline 19, 21 or 28 (128 x 384 tiles, pairs only) with the tile stored
+// transposed, the identity side shared by clusters of CS.
 template <int CS>
 void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   if constexpr (CS == 2) {  // (the 4-CTA cluster shares only 256-wide tiles)
@@ -281,7 +281,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     PK_REQUIRE(block_n == 0 || block_n == 128 || block_n == 256, "block_n must be 0, 128 or 256");
     PK_REQUIRE(variant == 0 || known_variant(variant), "variant must be 0, 8, 10, 12, 13, 16, 19, 21 or 28, got %d",
                variant);
-    // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19 or 21 runs as out^T = sum
+    // An out with A the identity side and B gathered (dW1 in the MoE backward) in pipeline 19, 21 or 28 runs as out^T = sum
     // b[b_rows]^T (x) a: the gathered operand becomes the tile's 128-wide side (half the gathered copies a chunk) and
     // the identity one the 256-wide side, loaded by TMA and shared by a cluster (as dW2 runs; 2 or 4 CTAs, below); the
     // kernel writes the tile transposed. debug bit 10 keeps the caller's orientation (tuning), as do the tile and
