@@ -105,8 +105,10 @@ constexpr int kDefaultVariantSwappedF32 = 19;
 inline bool known_variant(int v) {
   return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21 || v == 28;
 }
-// Pipeline 28's 128 x 384 tile (the kernel's DBUF form, 64-row chunks in 3 stages).
+// Pipeline 28's 128 x 384 tile (the kernel's DBUF form, 64-row chunks in 3 stages), taken where the cluster-shared
+// side's width n divides by 384 (pairs only); elsewhere 28 runs as 21.
 using PipeWide = Pipe<64, 3, 0, true, true, true, true, false, true>;
+inline bool wide_tile(int variant, int n) { return variant == 28 && n % 384 == 0; }
 
 // Tensor map over a row-major bf16 [rows, cols] matrix, box 64 columns x 64 rows, 128-byte
 // swizzle (the layout the kernel's shared-memory ring uses); out-of-bounds rows read as zeros.
@@ -217,7 +219,7 @@ void launch_variant(int variant, Params p, const CUtensorMap& map, int max_ctas,
 template <int CS>
 void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas, cudaStream_t stream) {
   if constexpr (CS == 2) {  // (the 4-CTA cluster shares only 256-wide tiles)
-    if (variant == 28 && p.N % 384 == 0) return launch<128, 384, CS, PipeWide, true>(p, map, max_ctas, stream);
+    if (wide_tile(variant, p.N)) return launch<128, 384, CS, PipeWide, true>(p, map, max_ctas, stream);
   }
   if (variant == 19) launch_staged<128, 256, CS, 0, true, true, true, 128, false, true>(p, map, max_ctas, stream);
   else launch_staged<128, 256, CS, 0, true, true, true, 128, true, true>(p, map, max_ctas, stream);
@@ -311,7 +313,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
       // its MMAs alone +5 %: idle SMs, four CTAs in lockstep.) Debug bit 11 forces 4-CTA clusters, bit 12 pairs
       // (tuning).
       const bool fours = (p.M / 128) % 4 == 0 && !(debug & 4096) && ((debug & 2048) || accumulate) &&
-                         !(v_swap == 28 && p.N % 384 == 0);  // the 384-wide tile comes in pairs
+                         !wide_tile(v_swap, p.N);  // the 384-wide tile comes in pairs
       if (fours) launch_swapped<4>(v_swap, p, map, max_ctas, s);
       else launch_swapped<2>(v_swap, p, map, max_ctas, s);
       return;
@@ -339,7 +341,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     if (block_n == 0 && p.tma_side == 2 && N % 256 == 0 && (M / 128) % 2 == 0) {
       // B (identity) shared by two CTAs on neighbouring m-tiles: 128 x 256 tiles.
       const int v_mc = variant == 0 && !out_bf16 ? kDefaultVariantSharedBF32 : v;
-      if (allow_mc && v_mc == 28 && N % 384 == 0) launch<128, 384, 2, PipeWide>(p, map, max_ctas, s);
+      if (allow_mc && wide_tile(v_mc, N)) launch<128, 384, 2, PipeWide>(p, map, max_ctas, s);
       else if (allow_mc) launch_variant<128, 256, 2>(v_mc, p, map, max_ctas, s);
       else launch_variant<128, 256, 1>(v, p, map, max_ctas, s);
     } else if (block_n == 0 && (debug & 512) && allow_mc && p.tma_side == 1 && N % 512 == 0) {
