@@ -181,9 +181,10 @@ def test_forced_block_n_128(rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("N", [256, 384])
-def test_accumulate(N, rng):
-    run_and_check([5, 0, 300, 77], 256, N, rng, gather_a=True, gather_b=True, extra_rows=10,
+@pytest.mark.parametrize("M,N,gather_b", [(256, 256, True), (256, 384, True),
+                                          (512, 768, False)])  # 28: 128 x 384 tiles, alternating fp32 passes
+def test_accumulate(M, N, gather_b, rng):
+    run_and_check([5, 0, 300, 77], M, N, rng, gather_a=True, gather_b=gather_b, extra_rows=10,
                   accumulate=True)
 
 

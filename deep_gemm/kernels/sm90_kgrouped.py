@@ -34,8 +34,8 @@ VARIANTS = {
     "split_bk128_defer_tail": 21,  # split_bk128 with a bf16 tile's last pass written during the next tile's first
                                    # chunk
     "wide_bk64": 28,     # 128 x 384 tiles where the cluster-shared identity side's width allows (else as 21): 64-row
-                         # chunks in 3 stages, bf16 passes of 64 columns alternating between two staging halves:
-                         # DEFAULT (bf16 out)
+                         # chunks in 3 stages, bf16 passes of 64 columns (fp32: 32, not transposed) alternating
+                         # between two staging halves: DEFAULT (bf16 out)
 }
 
 

@@ -632,6 +632,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // DBUF: pass k in half k % 2 of the warpgroup's 16 KiB, after pass k - 2's reads (debug bit 14: after k - 1's).
           const uint32_t buf0 = staging_base + cw * (P::DBUF ? 16384 : 64 * kCols * 2);
           const int reads_left = P::DBUF && !(p.debug & 16384) ? 1 : 0;
+          static_assert(!P::DBUF || (BN / kCols) % 2 == 0, "alternating bf16 passes: an even count");
           const bool issuer = t == 0;
 #pragma unroll
           for (int pass = 0; pass < BN / kCols; ++pass) {
@@ -677,16 +678,26 @@ __global__ void __launch_bounds__(kThreads, 1)
           // 32 bytes hit 2 wavefronts either way. TRANS: out^T's boxes, 64 rows (n) x 32 floats (m) each, box
           // 2 (n / 64) + m / 32 of the pass; a thread's two columns are two rows there, so scalar stores (for
           // each, the warp's 8 m x 4 n land in 8 distinct 16-byte pieces: no conflict).
-          constexpr int kHalf = Cfg::kPassColsF32;  // columns a pass (a half unless SPLIT)
+          // DBUF (not TRANS, whose boxes are 64 tile columns wide): 32-column passes alternating between the two
+          // 8 KiB halves of the warpgroup's 16 KiB, each after pass k - 2's reads, as the bf16 passes do.
+          constexpr bool kAlt = P::DBUF && !TRANS;
+          constexpr int kHalf = kAlt ? 32 : Cfg::kPassColsF32;  // columns a pass (a half unless SPLIT)
           constexpr bool kTma = P::TMA_STORE;
           constexpr uint32_t kPitch = StagedTile<BN>::kRowBytes;
-          const uint32_t buf = staging_base + cw * (kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
+          const uint32_t buf0 = staging_base + cw * (kAlt ? 16384 : kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
+          // an even pass count: a tile's first pass takes the half its predecessor's last pass did not
+          static_assert(!kAlt || (BN / kHalf) % 2 == 0, "alternating fp32 passes");
+          const bool alt_wait = kAlt && !(p.debug & 16384);
           const bool issuer = kTma ? t == 0 : lane < 16;
           const int srow = warp * 16 + lane;  // per-row form: the row lane l < 16 copies
           const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + (kTma ? 0 : srow);
 #pragma unroll
           for (int half = 0; half < BN / kHalf; ++half) {
-            if (issuer) bulk_wait_read_all();  // the previous pass's copies have read the buffer
+            const uint32_t buf = buf0 + (kAlt ? (half % 2) * 8192 : 0);
+            if (issuer) {  // the copies of the pass before (kAlt: before last) have read this buffer
+              if (alt_wait) bulk_wait_read_one_left();
+              else bulk_wait_read_all();
+            }
             named_bar_sync(1 + cw, 128);
 #pragma unroll
             for (int jj = 0; jj < kHalf / 8; ++jj)
