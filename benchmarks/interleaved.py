@@ -302,6 +302,12 @@ def variants(shape, T, E, K, routing="uniform"):
             "layer fwd+bwd, fp32 weight gradients": (lambda: layer_once(torch.float32), 9 * f),
             # the weight gradients added into fp32 main_grad accumulators (dW1 there in 4-CTA clusters, session 32)
             "layer fwd+bwd, fp32 main_grad accumulate": (lambda: layer_once(main_grad=True), 9 * f),
+            # the same two in pipeline 19, session 38's fp32 defaults (session 39 moved plain fp32 and dW2's
+            # accumulate to 28; 19 forced keeps dW1's accumulate in its 4-CTA clusters)
+            "layer fwd+bwd, fp32 weight gradients, wgrad 19": (
+                with_env({"PK_SM90_VARIANT_WGRAD": "19"}, lambda: layer_once(torch.float32)), 9 * f),
+            "layer fwd+bwd, fp32 main_grad accumulate, wgrad 19": (
+                with_env({"PK_SM90_VARIANT_WGRAD": "19"}, lambda: layer_once(main_grad=True)), 9 * f),
             "layer fwd+bwd, session 10 start defaults": (layer(start10), 9 * f),
             "layer fwd+bwd, session 11 start defaults": (with_env(start11, layer_once), 9 * f),
             "layer fwd+bwd, session 11 run 2 defaults": (with_env(run2_11, layer_once), 9 * f),

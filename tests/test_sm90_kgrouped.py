@@ -329,7 +329,7 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
 def test_swapped_operands_odd_groups(max_ctas, out_kind, cluster, rng):
     # The swapped, transposed path at small shapes: empty groups, single rows, partial chunks, index entries of -1
     # past the last group; max_ctas 3 (one cluster) walks many tiles, the held last pass crossing empty groups.
-    # Pipelines 19, 21 and 28 swap (0: 28 for bf16, 19 for fp32). Cluster 4 (debug bit 11) where N / 128 is a
+    # Pipelines 19, 21 and 28 swap (0: 28 for bf16 and plain fp32, 19 for an fp32 accumulate). Cluster 4 (debug bit 11) where N / 128 is a
     # multiple of 4 (N 512, 1024), else pairs (N 256, 768); cluster 2: pairs (debug bit 12) everywhere. 28 takes
     # 128 x 384 tiles, always in pairs, where M is a multiple of 384 (768), elsewhere it runs as 21.
     counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143, 0]

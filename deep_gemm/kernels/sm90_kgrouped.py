@@ -30,12 +30,13 @@ VARIANTS = {
     "staged_tma": 16,    # staged_wait0 with tiles stored / reduce-added by TMA: DEFAULT (accumulate, A identity,
                          # B not gathered)
     "split_bk128": 19,   # staged_tma through a 16 KiB buffer a warpgroup in column passes, 128-row chunks in
-                         # 2 stages: DEFAULT (fp32 out, B identity shared; dW1 swapped)
+                         # 2 stages: DEFAULT (fp32 accumulate of the swapped dW1)
     "split_bk128_defer_tail": 21,  # split_bk128 with a bf16 tile's last pass written during the next tile's first
                                    # chunk
     "wide_bk64": 28,     # 128 x 384 tiles where the cluster-shared identity side's width allows (else as 21): 64-row
                          # chunks in 3 stages, bf16 passes of 64 columns (fp32: 32, not transposed) alternating
-                         # between two staging halves: DEFAULT (bf16 out)
+                         # between two staging halves: DEFAULT (bf16 out; fp32 out and accumulate with B
+                         # identity shared; fp32 out of the swapped dW1)
 }
 
 
@@ -62,9 +63,9 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     (resp. [0, Rb)); an out-of-range index reads as a zero row. Returns out.
 
     Tuning only: _variant picks the kernel's pipeline shape (0 = the default: 28 for a bf16 out; for an
-    fp32 one 19 with b identity (2-CTA pairs sharing it), else 16 to accumulate and 8 for a plain out; the
+    fp32 one 28 with b identity (2-CTA pairs sharing it), else 16 to accumulate and 8 for a plain out; the
     ids are those of notes/sm90_kgrouped.md). See VARIANTS. An out with a identity and b gathered (the
-    MoE's dW1) runs in pipeline 28 (bf16) or 19 (fp32, plain or accumulated; an explicit 19, 21 or 28 too)
+    MoE's dW1) runs in pipeline 28 (bf16, plain fp32) or 19 (fp32 accumulate; an explicit 19, 21 or 28 too)
     with the operands swapped, so that the gathered side is the tile's narrow one, and the tiles stored
     transposed (_debug bit 10 keeps the orientation); its identity side is shared by 4-CTA clusters for an
     accumulate where b's columns / 128 is a multiple of 4, else by 2-CTA pairs (_debug bit 11 forces 4, bit

@@ -92,16 +92,23 @@ constexpr int kDefaultVariantAccumulate = 16;
 // by 2-CTA pairs (dW2 in the MoE backward). Interleaved, 7 rounds, fp32 accumulate, 19 vs 16: 30B dW2
 // 0.950 vs 1.119 ms, 235B 3.941 vs 4.276; with A the identity side (dW1) 19 lost at 235B (8.33 vs 7.99)
 // and 17 / 18 were within 2 % of 16, so dW1 keeps 16 (results/session6/run1/interleaved.log; since session 27 dW1
-// runs swapped, in 19: see kDefaultVariantSwappedF32).
+// runs swapped: see kDefaultVariantSwappedF32).
 // Session 27 (H100, one process, 7 rounds, results/session27/run6): a plain fp32 out in the same form (dW2 with fp32
 // weight gradients) in 19 against 8: 30B 0.861 vs 0.935 ms, 235B 3.596 vs 3.719 (21 0.857 / 3.464, 16 0.912 /
 // 3.532): 19 for every fp32 out of the shared-B form.
-constexpr int kDefaultVariantSharedBF32 = 19;
+// Session 39 (H100, one process, 5 rounds, results/session39/run1): 28 (128 x 384 tiles where I allows, its fp32
+// passes alternating staging halves) against 19: plain fp32 235B 3.107 vs 3.535 ms, 30B 0.841 vs 0.902; accumulated
+// 4.481 vs 4.765, 1.083 vs 1.133: 28 (elsewhere it runs as 21, whose fp32 tiles leave as 19's).
+constexpr int kDefaultVariantSharedBF32 = 28;
 // Session 27: 19 also for an fp32 dW1 (plain or accumulated) with its operands swapped (see the entry point). H100,
 // one process, 7 rounds (results/session27/run5, run6), plain fp32: 30B 1.74-1.75 vs 1.90-1.93 ms (8 unswapped),
 // 1.95 (16 unswapped); 235B 7.34-7.43 vs 7.75-7.88 (8), 7.04 (16); accumulated 2.39 vs 2.48 (16 unswapped), 235B 9.74
 // vs 9.62 (overlapping ranges).
-constexpr int kDefaultVariantSwappedF32 = 19;
+// Session 39 (H100, one process, 5 rounds, results/session39/run1, run2): a plain fp32 out in 28 against 19: 235B
+// 6.210-6.320 vs 7.273-7.313 ms, 30B 1.540-1.542 vs 1.730-1.787: 28. Accumulated, 19's 4-CTA clusters stay: 235B 8.979-
+// 9.013 vs 9.492-9.497 (28, pairs), 30B 2.227-2.297 vs 2.206-2.217.
+constexpr int kDefaultVariantSwappedF32 = 28;
+constexpr int kDefaultVariantSwappedAccumulate = 19;
 inline bool known_variant(int v) {
   return v == 8 || v == 10 || v == 12 || v == 13 || v == 16 || v == 19 || v == 21 || v == 28;
 }
@@ -290,9 +297,12 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     // cluster switches (bits 2, 8, 9). Measured (session 27, H100, across processes): dW1 -4..-9 % at 30B, -6..-7 % at
     // 235B; the layer's fwd+bwd -1.3 / -1.4 % (results/sm90_moe.md).
     const bool aligned_a = (reinterpret_cast<uintptr_t>(a) & 15) == 0;
-    // fp32 outs, plain or accumulated, swap into 19 (dW2's accumulate pipeline). (16 swapped too in session 27's
+    // fp32 outs swap too: plain into 28, accumulated into 19 (4-CTA clusters, below). (16 swapped too in session 27's
     // first form; with the fp32 transposed staging its kernel spilled 36 bytes, and it is no default: dropped.)
-    const int v_swap = variant != 0 ? variant : out_bf16 ? kDefaultVariantBf16 : kDefaultVariantSwappedF32;
+    const int v_swap = variant != 0 ? variant
+                       : out_bf16   ? kDefaultVariantBf16
+                       : accumulate ? kDefaultVariantSwappedAccumulate
+                                    : kDefaultVariantSwappedF32;
     if ((v_swap == 19 || v_swap == 21 || v_swap == 28) && block_n == 0 && use_tma &&
         !(debug & (4 | 256 | 512 | 1024)) && a_rows == nullptr && b_rows != nullptr && a_num_rows > 0 && aligned_a &&
         M % 256 == 0 && (N / 128) % 2 == 0) {
