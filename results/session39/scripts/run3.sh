@@ -12,6 +12,9 @@ source ci/device_run_lib.sh
 gpu_checks gpu_tests.log -m gpu tests
 gzip $OUT/gpu_tests.log
 interleaved_shapes '^layer fwd\+bwd, fp32 (weight gradients|main_grad accumulate)(, wgrad 19)?$' 7 120 80
-step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --main-grad --json $OUT/bench.json
+# on an H200 also dX in the staged TMA-store form (99, the H100 default since session 34) against its ping-pong default
+V=default
+nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && V+=,DX=99
+step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --main-grad --variants $V --json $OUT/bench.json
 grep -v Warn $OUT/bench.log | grep -E '^\|' | tail -12
 echo "t=$SECONDS"
