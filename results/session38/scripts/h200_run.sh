@@ -3,8 +3,9 @@
 # results/session36/scripts/h200_run.sh's header) and pipeline 28 (the bf16 weight-gradient default since this session)
 # against 21 in the benchmark, on main's library (.device/wide28/build/final; dX kernels as before), then every GPU
 # test on it.
-# Run: `bash results/session38/scripts/h200_run.sh 2>&1 | tail -60`, carry [".device/wide28/build/final"].
-export B=.device/wide28/build/final
+# Run: `bash results/session38/scripts/h200_run.sh 2>&1 | tail -60`, carry [".device/wide28/build/final"]; on a later
+# library `B=<its build>/final bash ...` with that carried instead (session 39: .device/final39/build/final).
+export B=${B:-.device/wide28/build/final}
 source ci/device_run_lib.sh
 only_on H200
 M='^dX (default|ping-pong 128x192, A by TMA|staged, A by TMA, wait0, TMA store)$|^layer fwd\+bwd default$'
