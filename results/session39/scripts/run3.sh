@@ -11,7 +11,9 @@ export B=.device/final39/build/final
 source ci/device_run_lib.sh
 gpu_checks gpu_tests.log -m gpu tests
 gzip $OUT/gpu_tests.log
-interleaved_shapes '^layer fwd\+bwd, fp32 (weight gradients|main_grad accumulate)(, wgrad 19)?$' 7 120 80
+interleaved_shapes '^layer fwd\+bwd, fp32 (weight gradients|main_grad accumulate)(, wgrad 19)?$' ${IL_ROUNDS:-7} 120 80
+# (SKIP_BENCH=1: stop here, for a short device budget)
+[ -n "${SKIP_BENCH:-}" ] && { echo "t=$SECONDS (benchmark skipped)"; exit 0; }
 # on an H200 also dX in the staged TMA-store form (99, the H100 default since session 34) against its ping-pong default
 V=default
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && V+=,DX=99
