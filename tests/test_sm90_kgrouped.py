@@ -227,6 +227,38 @@ def test_skewed_groups(rng):
     run_and_check(counts, 256, 512, rng, gather_a=False, gather_b=True, extra_rows=100)
 
 
+OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
+# The entry point's defaults, by out kind, for the MoE's two forms (dW2: a gathered, b identity; dW1: a identity, b
+# gathered, run swapped): 28 for bf16 and plain fp32 outs and dW2's fp32 accumulate, 19 (4-CTA clusters) for dW1's.
+DEFAULT_PIPELINE = {("dW2", "bf16"): 28, ("dW2", "fp32"): 28, ("dW2", "fp32_accumulate"): 28,
+                    ("dW1", "bf16"): 28, ("dW1", "fp32"): 28, ("dW1", "fp32_accumulate"): 19}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", ["dW2", "dW1"])
+@pytest.mark.parametrize("out_kind", OUT_KINDS)
+def test_default_pipelines(which, out_kind, rng):
+    # The default is bitwise the pipeline DEFAULT_PIPELINE names (the same kernel and cluster), where the shared
+    # side's width allows 28's 128 x 384 tiles (768) and where it does not (512: 28 runs as 21).
+    counts = [0, 1, 63, 200, 129, 0, 257, 64]
+    for wide in (768, 512):
+        M, N = (512, wide) if which == "dW2" else (wide, 512)
+        a, a_rows, b, b_rows, off, _ = make_case(counts, M, N, gather_a=which == "dW2", gather_b=which == "dW1",
+                                                 extra_rows=9, gen=rng)
+        accumulate = out_kind == "fp32_accumulate"
+        out0 = torch.randn(len(counts), M, N, generator=rng).cuda() if accumulate else None
+
+        def run(v):
+            dt = torch.bfloat16 if out_kind == "bf16" else torch.float32
+            out = out0.clone() if accumulate else torch.full((len(counts), M, N), float("nan"), device="cuda",
+                                                              dtype=dt)
+            k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=accumulate, _variant=v)
+            return out
+
+        got, want = run(0), run(DEFAULT_PIPELINE[which, out_kind])
+        assert torch.isfinite(got).all() and torch.equal(got, want), f"{which} {out_kind} at {M} x {N}"
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", ["30B", "235B"])
 @pytest.mark.parametrize("which", ["dW2", "dW1"])
@@ -269,7 +301,6 @@ NO_SWAP = 1024
 # pairs.
 CLUSTER4 = 2048
 PAIRS = 4096
-OUT_KINDS = ["bf16", "fp32", "fp32_accumulate"]
 
 
 @pytest.mark.gpu
