@@ -72,9 +72,10 @@ constexpr int kDefaultVariant = 8;
 // from the registers, was 7-10 % slower than 19 in run 8: removed.)
 //  28  (session 38) 128 x 384 tiles where the cluster-shared identity side's width is a multiple of 384 (dW2 with B
 //      shared, the swapped dW1), else 21: 64-row chunks in 3 stages (the 192 accumulators a thread leave room for no
-//      more), fp32 outs as 19 in 64-column passes, a bf16 tile in 64-column passes alternating between two 8 KiB
-//      halves of the staging buffer (no register room to defer one), setmaxnreg 40 / 232 / 232. For the bytes each SM
-//      receives a FLOP: -11 % against 128 x 256, the gathered ones -33 %.
+//      more), a bf16 tile in 64-column passes and a non-transposed fp32 one in 32-column passes, alternating between
+//      two 8 KiB halves of the staging buffer (no register room to defer one; a transposed fp32 tile: 19's 64-column
+//      passes), setmaxnreg 40 / 232 / 232. For the bytes each SM receives a FLOP: -11 % against 128 x 256, the
+//      gathered ones -33 %.
 // Session 38 (H100, one process, 9 rounds, results/session38/run1), 28 vs 21 (bf16 out): 235B dW1 5.668 vs 6.224 ms,
 // dW2 2.948 vs 3.049; 30B dW1 1.495 vs 1.597, dW2 0.770 vs 0.788; the layer fwd+bwd -0.7 / -0.8 % (bench: -1.1 / -1.0
 // %, back to back -2.2 / -1.2 %). Its loads alone -18 %, its MMAs alone -4 / -12 %; the alternating passes -6 % at

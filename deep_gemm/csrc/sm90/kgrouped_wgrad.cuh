@@ -65,7 +65,8 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
 //          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
 //          registers (72 / 216 / 216).
-//   DBUF   (with SPLIT, bf16 TMA stores) a bf16 tile leaves in 64-column passes that alternate between the two 8 KiB
+//   DBUF   (with SPLIT, TMA stores) a bf16 tile leaves in 64-column passes (a non-transposed fp32 one in 32-column passes,
+//          session 39: even with the wait for the last pass) that alternate between the two 8 KiB
 //          halves of the warpgroup's staging buffer: a pass waits only for the pass before the previous one to have
 //          been read (one bulk group left in flight), not for the last. For the 128 x 384 tile, which has no
 //          registers left to defer a pass (192 accumulators a thread).
@@ -141,7 +142,7 @@ struct Params {
                  // bit 4 no chunk rotation, bit 5 no proxy fence, bit 6 no loads,
                  // bit 7 release each stage right after wgmma.wait_group 0, bit 13 TMA-stored bf16 tiles all land in
                  // one tile-sized region a CTA (group 0; L2-resident, values meaningless: the stores' cost to the SM and
-                 // to L2 without their DRAM traffic), bit 14 (DBUF) each bf16 pass waits for the last one's reads
+                 // to L2 without their DRAM traffic), bit 14 (DBUF) each pass waits for the last one's reads
 };
 
 // ---- small PTX helpers (smem_u32, cp_async_16 and fence_proxy_async_smem: ptx.cuh's) --------------
