@@ -385,10 +385,10 @@ def variants(shape, T, E, K, routing="uniform"):
                for which in ("dW2", "dW1")
                for form, dbg in (("without the epilogue stores", 1), ("MMAs only", 65), ("loads only", 3),
                                  ("one pass in flight (debug bit 14)", 16384))},
-            # its fp32 outs (32-column passes alternating staging halves, session 39) without the alternation
-            **{f"{which} fp32 {kind}, wide_bk64 (28), one pass in flight (debug bit 14)": (
-                wgrad(torch.float32, which, 28, 16384, kind == "accumulate"), f * (1 if which == "dW2" else 2))
-               for which in ("dW2", "dW1") for kind in ("out", "accumulate")},
+            # its non-transposed fp32 outs (dW2: 32-column passes alternating staging halves, session 39) without the
+            # alternation (the transposed dW1 tiles do not alternate: results/session39/trans32.patch, even)
+            **{f"dW2 fp32 {kind}, wide_bk64 (28), one pass in flight (debug bit 14)": (
+                wgrad(torch.float32, "dW2", 28, 16384, kind == "accumulate"), f) for kind in ("out", "accumulate")},
             "dW1 bf16 out, 2-CTA pairs sharing dz (debug bit 9)": (wgrad(torch.bfloat16, "dW1", 0, 512), 2 * f),
             # the default swaps dW1's operands for a bf16 out (x gathered on the 128-wide side, dz shared by 2-CTA
             # pairs, tiles stored transposed; fp32 outs too, in pipeline 19); debug bit 10 keeps dz as A
