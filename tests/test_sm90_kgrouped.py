@@ -360,9 +360,10 @@ def test_dw1_swapped_operands(shape, skew, out_kind, rng):
 def test_swapped_operands_odd_groups(max_ctas, out_kind, cluster, rng):
     # The swapped, transposed path at small shapes: empty groups, single rows, partial chunks, index entries of -1
     # past the last group; max_ctas 3 (one cluster) walks many tiles, the held last pass crossing empty groups.
-    # Pipelines 19, 21 and 28 swap (0: 28 for bf16 and plain fp32, 19 for an fp32 accumulate). Cluster 4 (debug bit 11) where N / 128 is a
-    # multiple of 4 (N 512, 1024), else pairs (N 256, 768); cluster 2: pairs (debug bit 12) everywhere. 28 takes
-    # 128 x 384 tiles, always in pairs, where M is a multiple of 384 (768), elsewhere it runs as 21.
+    # Pipelines 19, 21 and 28 swap (0: 28 for bf16 and plain fp32, 19 for an fp32 accumulate). Cluster 4 (debug
+    # bit 11) where N / 128 is a multiple of 4 (N 512, 1024), else pairs (N 256, 768); cluster 2: pairs (debug bit
+    # 12) everywhere. 28 takes 128 x 384 tiles, always in pairs, where M is a multiple of 384 (768), elsewhere it
+    # runs as 21.
     counts = [0, 1, 63, 64, 65, 200, 0, 129, 128, 257, 16, 17, 112, 143, 0]
     for M, N in ((256, 256), (512, 768), (768, 512), (256, 1024)):
         run_and_check(counts, M, N, rng, gather_a=False, gather_b=True, extra_rows=37, max_ctas=max_ctas,
@@ -471,7 +472,7 @@ def test_bf16_out(gather_a, gather_b, N, rng):
         # each tile's chunks in another order)
         swapped = not gather_a and N % 256 == 0 and VARIANT_NAMES[v] in ("default", "staged_tma", "split_bk128",
                                                                          "split_bk128_defer_tail", "wide_bk64")
-        if v == 0 or swapped:  # the two outs' defaults are different pipelines (another summation order)
+        if v == 0 or swapped:  # the two outs' defaults may be different pipelines (another summation order)
             bound = out32.abs() * 2.0**-8 + out32.abs().max() * 1e-5
             same = bool(((out16.float() - out32).abs() <= bound).all())
         else:

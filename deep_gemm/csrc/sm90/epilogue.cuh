@@ -214,10 +214,7 @@ struct StagedTile {
     static_assert(!kPacked || kBoxCols != 0, "packed pairs go to the TMA boxes");
     static_assert(!kTrans || kBoxCols == 64, "the transposed tile goes to 64 x 64 boxes");
     const uint32_t bar_id = 1 + wg;  // named barriers 1, 2 (0 is __syncthreads)
-    if (issuer) {
-      if (reads_left == 1) bulk_wait_read_one_left();
-      else bulk_wait_read_all();
-    }
+    if (issuer) bulk_wait_read(reads_left);
     named_bar_sync(bar_id, 128);
     if constexpr (kBoxCols == 0) stmatrix_rows(acc, buf);
     else if constexpr (kTrans) stmatrix_boxes_trans<kPacked>(acc, buf);

@@ -65,8 +65,8 @@ constexpr int kMaxSmemBytes = 232448;  // sm_90 opt-in dynamic shared memory per
 //          the previous pass out of the staging buffer with the tensor pipe idle (session 20 run 7: the epilogue
 //          cost the bf16 default 6-16 %; this form took 2-7 % off, run 9). setmaxnreg gives the consumers the
 //          registers (72 / 216 / 216).
-//   DBUF   (with SPLIT, TMA stores) a bf16 tile leaves in 64-column passes (a non-transposed fp32 one in 32-column passes,
-//          session 39: even with the wait for the last pass) that alternate between the two 8 KiB
+//   DBUF   (with SPLIT, TMA stores) a bf16 tile leaves in 64-column passes (a non-transposed fp32 one in 32-column
+//          passes, session 39: even with the wait for the last pass) that alternate between the two 8 KiB
 //          halves of the warpgroup's staging buffer: a pass waits only for the pass before the previous one to have
 //          been read (one bulk group left in flight), not for the last. For the 128 x 384 tile, which has no
 //          registers left to defer a pass (192 accumulators a thread).
@@ -685,20 +685,18 @@ __global__ void __launch_bounds__(kThreads, 1)
           constexpr int kHalf = kAlt ? 32 : Cfg::kPassColsF32;  // columns a pass (a half unless SPLIT)
           constexpr bool kTma = P::TMA_STORE;
           constexpr uint32_t kPitch = StagedTile<BN>::kRowBytes;
-          const uint32_t buf0 = staging_base + cw * (kAlt ? 16384 : kTma ? 64 * kHalf * 4 : 64 * kPitch);  // (1024-aligned)
+          // (1024-aligned)
+          const uint32_t buf0 = staging_base + cw * (kAlt ? 16384 : kTma ? 64 * kHalf * 4 : 64 * kPitch);
           // an even pass count: a tile's first pass takes the half its predecessor's last pass did not
           static_assert(!kAlt || (BN / kHalf) % 2 == 0, "alternating fp32 passes");
-          const bool alt_wait = kAlt && !(p.debug & 16384);
+          const int reads_left = kAlt && !(p.debug & 16384) ? 1 : 0;  // as the bf16 passes' (debug bit 14)
           const bool issuer = kTma ? t == 0 : lane < 16;
           const int srow = warp * 16 + lane;  // per-row form: the row lane l < 16 copies
           const int64_t orow = static_cast<int64_t>(ti.group) * p.M + ti.m0 + cw * 64 + (kTma ? 0 : srow);
 #pragma unroll
           for (int half = 0; half < BN / kHalf; ++half) {
             const uint32_t buf = buf0 + (kAlt ? (half % 2) * 8192 : 0);
-            if (issuer) {  // the copies of the pass before (kAlt: before last) have read this buffer
-              if (alt_wait) bulk_wait_read_one_left();
-              else bulk_wait_read_all();
-            }
+            if (issuer) bulk_wait_read(reads_left);  // the pass before (kAlt: before last) has read this buffer
             named_bar_sync(1 + cw, 128);
 #pragma unroll
             for (int jj = 0; jj < kHalf / 8; ++jj)

@@ -172,9 +172,10 @@ __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.comm
 __device__ __forceinline__ void bulk_wait_read_all() {
   asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
-// All but the last committed one have finished reading theirs.
-__device__ __forceinline__ void bulk_wait_read_one_left() {
-  asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+// All but the last `left` (0 or 1) committed ones have finished reading theirs (1: a buffer used in alternation).
+__device__ __forceinline__ void bulk_wait_read(int left) {
+  if (left == 1) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+  else bulk_wait_read_all();
 }
 // ... and have fully completed (writes performed).
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
