@@ -5,7 +5,8 @@
 # dX forced to 99 (the H100 default since session 34) and against the old bf16 weight-gradient default (WGRAD=21);
 # (2) the same questions kernel by kernel and as layers, interleaved in one process. The GPU tests and the fp32 /
 # main_grad rows follow in run 2 (results/session39/scripts/run3.sh).
-# Any other card: session 39's run 3 (its header has the prediction).
+# Any other card: session 39's run 3 (its header has the prediction). (Run 1 came on an H100 and ran that; from run 2
+# on, any card but an H200 runs nothing: NOT_H200=exit.)
 # Prediction (H200): default fwd+bwd 235B 26.0-26.6 ms (session 31: 26.81-27.00; pipeline 28 took 2.8 % off on an
 # H100), 1.48-1.52x; 30B 7.1-7.3 ms, 1.90-1.95x; forward unchanged (2.12-2.13 / 8.63-8.73). WGRAD=21 +1..+3 % at 235B,
 # +0..+2 % at 30B. dX 99 against ping-pong: session 10's H200 had ping-pong 3.6-6.3 % ahead at 30B; with today's kernels
@@ -13,6 +14,7 @@
 # Run: `bash results/session40/scripts/run1.sh 2>&1 | tail -50`, carry [".device/final39/build/final"].
 export B=${B:-.device/final39/build/final}
 if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  [ "${NOT_H200:-}" = exit ] && { nvidia-smi --query-gpu=name --format=csv,noheader; echo "not an H200: nothing run"; exit 0; }
   exec bash results/session39/scripts/run3.sh
 fi
 source ci/device_run_lib.sh
@@ -22,4 +24,6 @@ M='^dX (default|ping-pong 128x192, A by TMA|staged, A by TMA, wait0, TMA store)$
 M+='|^layer fwd\+bwd, dX (staged, A by TMA, wait0, TMA store|ping-pong 128x192)$|^layer fwd\+bwd, wgrad defer tail \(21\)$'
 M+='|^dW[12] bf16 out(, wgrad variant split_bk128_defer_tail)?$'
 interleaved_shapes "$M" ${IL_ROUNDS:-7} 150 100
+# every GPU test on the H200 too (the last whole-suite H200 run was session 31's), if the call has time for it
+if [ $SECONDS -lt 330 ]; then gpu_checks gpu_tests.log -m gpu tests; gzip $OUT/gpu_tests.log; fi
 echo "t=$SECONDS"
