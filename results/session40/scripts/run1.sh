@@ -25,5 +25,5 @@ M+='|^layer fwd\+bwd, dX (staged, A by TMA, wait0, TMA store|ping-pong 128x192)$
 M+='|^dW[12] bf16 out(, wgrad variant split_bk128_defer_tail)?$'
 interleaved_shapes "$M" ${IL_ROUNDS:-7} 150 100
 # every GPU test on the H200 too (the last whole-suite H200 run was session 31's), if the call has time for it
-if [ $SECONDS -lt 330 ]; then gpu_checks gpu_tests.log -m gpu tests; gzip $OUT/gpu_tests.log; fi
+if [ $SECONDS -lt ${TESTS_IF_BEFORE:-330} ]; then gpu_checks gpu_tests.log -m gpu tests; gzip $OUT/gpu_tests.log; fi
 echo "t=$SECONDS"
