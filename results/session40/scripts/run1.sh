@@ -18,11 +18,13 @@ if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   exec bash results/session39/scripts/run3.sh
 fi
 source ci/device_run_lib.sh
-step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --variants default,DX=99,WGRAD=21 --json $OUT/bench.json
+step 300 bench.log python3 benchmarks/bench_moe.py --reps 20 --variants ${BENCH_VARIANTS:-default,DX=99,WGRAD=21} --json $OUT/bench.json
 grep -v Warn $OUT/bench.log | grep -E '^\|' | tail -24
 M='^dX (default|ping-pong 128x192, A by TMA|staged, A by TMA, wait0, TMA store)$|^layer fwd\+bwd default$'
 M+='|^layer fwd\+bwd, dX (staged, A by TMA, wait0, TMA store|ping-pong 128x192)$|^layer fwd\+bwd, wgrad defer tail \(21\)$'
 M+='|^dW[12] bf16 out(, wgrad variant split_bk128_defer_tail)?$'
+# (SHORT=1: the benchmark only, for a short device budget)
+[ -n "${SHORT:-}" ] && { echo "t=$SECONDS (short: the benchmark only)"; exit 0; }
 interleaved_shapes "$M" ${IL_ROUNDS:-7} 150 100
 # every GPU test on the H200 too (the last whole-suite H200 run was session 31's), if the call has time for it
 if [ $SECONDS -lt ${TESTS_IF_BEFORE:-330} ]; then gpu_checks gpu_tests.log -m gpu tests; gzip $OUT/gpu_tests.log; fi
