@@ -3,8 +3,8 @@
 # SASS-identical) on whatever card comes.
 # H200 (the issue's card; its last table is session 31's, before pipeline 28): (1) the benchmark, default against
 # dX forced to 99 (the H100 default since session 34) and against the old bf16 weight-gradient default (WGRAD=21);
-# (2) the same questions kernel by kernel and as layers, interleaved in one process. The GPU tests and the fp32 /
-# main_grad rows follow in run 2 (results/session39/scripts/run3.sh).
+# (2) the same questions kernel by kernel and as layers, interleaved in one process; (3) every GPU test, if the call
+# has time left (TESTS_IF_BEFORE seconds, default 330; SHORT=1 stops after the benchmark).
 # Any other card: session 39's run 3 (its header has the prediction). (Run 1 came on an H100 and ran that; from run 2
 # on, any card but an H200 runs nothing: NOT_H200=exit.)
 # Prediction (H200): default fwd+bwd 235B 26.0-26.6 ms (session 31: 26.81-27.00; pipeline 28 took 2.8 % off on an
