@@ -27,15 +27,15 @@ namespace {
 // GEMM 1: cooperative 128 x (gate 128 + up 128), or ping-pong 128 x (gate 64 + up 64).
 using Gemm1Coop = GemmConfig<256, 4, BMode::kKMajorSplit, false>;
 using Gemm1PP = GemmConfig<128, 6, BMode::kKMajorSplit, true>;
-// variant 4 (the default where I % 96 == 0): staged with 128 x (gate 96 + up 96) tiles, which leaves
+// variant 4 (the default where I % 96 == 0 until session 15): staged with 128 x (gate 96 + up 96) tiles, which leaves
 // room for 4 pipeline stages next to the staging tile.
 using Gemm1Staged192 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true>;
 // variant | kVariantCluster (GEMM 1: 1 or 4; dH: 3): the same with 2-CTA clusters multicasting B.
 using Gemm1CoopMC = GemmConfig<256, 4, BMode::kKMajorSplit, false, false, true>;
 using Gemm1Staged192MC = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, true>;
 // variant 4 | kVariantWait0: staged 128 x 192 releasing each stage after wgmma.wait_group 0; 4 |
-// kVariantTmaStore: z's full tiles stored by TMA (run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52;
-// neither is the default: GEMM 1 at 235B moves ±5 % between runs and neither won twice).
+// kVariantTmaStore: z's full tiles stored by TMA (session 5's run 9: 30B 1.536 vs 1.581 ms, 235B 5.90 vs 5.52; the
+// default at H < 3072 from session 7 and everywhere from session 11 until variant 5 in session 15, see below).
 using Gemm1Staged192W0 = GemmConfig<192, 4, BMode::kKMajorSplit, false, true, false, 0, true>;
 // variant 5 (the default where I % 96 == 0): 128 x (96 + 96) tiles, 4 stages, the SwiGLU and both stores in a
 // fourth warpgroup of epilogue warps (EpiSwiGLUFwdWarps); the producer warpgroup gathers as in 4.
