@@ -1,10 +1,10 @@
 """One-command MoE layer benchmark on one GPU (Hopper): ours vs the TorchTitan-style torch path.
 
     PYTHONPATH=. PK_LIBRARY_PATH=build/sm90 python benchmarks/bench_moe.py [--shapes 30b,235b] [--json out.json]
-        [--variants default,staged,scatter] [--breakdown] [--main-grad]
+        [--variants default,staged,scatter] [--breakdown] [--main-grad] [--routing skewed [--skew 0.5]]
 
-T = 16384 tokens, E = 128 experts, top-8, uniform random routing, bf16. Times (CUDA events, warm-up,
-median of --reps): our forward (routing + fused forward), backward, forward+backward (kernel entry
+T = 16384 tokens, E = 128 experts, top-8, uniform random routing (--routing skewed: lognormal expert loads), bf16.
+Times (CUDA events, warm-up, median of --reps): our forward (routing + fused forward), backward, forward+backward (kernel entry
 points, weight gradients in bf16 like the parameters); the same through the public op as a trainer
 runs it (deep_gemm.mega_moe on bf16 parameters, autograd, .grad set to None each step); the torch
 layer (argsort + gather + torch._grouped_mm + silu*up + torch._grouped_mm + weighting + index_add_,
@@ -124,14 +124,41 @@ def peak_mib(fn):
     return (torch.cuda.max_memory_allocated() - base) / 2 ** 20
 
 
-def layer_inputs(name, T, E, K, dev="cuda"):
-    """Random bf16 layer inputs at a benchmark shape: uniform top-K routing, softmax weights."""
+ROUTINGS = ("uniform", "skewed")
+
+
+def expert_scores(T, E, routing, skew, g):
+    """[T, E] random scores whose top-K per row is the routing: uniform (every expert equally likely), or skewed
+    (Gumbel top-K: expert e drawn without replacement with probability proportional to exp(skew * b_e), b_e ~ N(0, 1)
+    fixed by its own seed, so the experts' loads are lognormal; at T = 16384, E = 128, K = 8 skew 0.5 puts the busiest
+    expert at 3.3x the mean and the idlest at 0.34x, skew 1 at 7.7x and 0.08x). Both draw the same uniform numbers from
+    g, so the uniform inputs do not change, and skew 0 gives the uniform routing exactly."""
+    u = torch.rand(T, E, device=g.device, generator=g)
+    if routing == "uniform":
+        return u
+    if routing != "skewed":
+        raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
+    if not skew >= 0:
+        raise ValueError(f"skew must be a number >= 0, got {skew!r}")
+    b = torch.randn(E, device=g.device, generator=torch.Generator(device=g.device).manual_seed(2))
+    return skew * b - torch.log(-torch.log(u.clamp(1e-12, 1 - 1e-7)))
+
+
+def load_stats(idx, E):
+    """(busiest expert's pairs / the mean, experts with no pair) of a [T, K] routing."""
+    counts = torch.bincount(idx.reshape(-1), minlength=E)
+    return (counts.max() / counts.float().mean()).item(), int((counts == 0).sum())
+
+
+def layer_inputs(name, T, E, K, dev="cuda", routing="uniform", skew=0.5):
+    """Random bf16 layer inputs at a benchmark shape: top-K routing (uniform, or skewed: expert_scores), softmax
+    weights."""
     H, I = SHAPES[name]
     g = torch.Generator(device=dev).manual_seed(0)
     x = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
     w13 = (torch.randn(E, 2 * I, H, device=dev, generator=g) / H ** 0.5).to(torch.bfloat16)
     w2 = (torch.randn(E, H, I, device=dev, generator=g) / I ** 0.5).to(torch.bfloat16)
-    idx = torch.rand(T, E, device=dev, generator=g).topk(K, dim=-1).indices
+    idx = expert_scores(T, E, routing, skew, g).topk(K, dim=-1).indices
     w = torch.softmax(torch.randn(T, K, device=dev, generator=g), -1)
     dy = torch.randn(T, H, device=dev, generator=g).to(torch.bfloat16)
     return x, w13, w2, idx, w, dy
@@ -220,13 +247,16 @@ def main_grad_times(x, idx, w, w13, w2, dy, torch_leaves, torch_fb, reps, torch_
     return res
 
 
-def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad=False):
+def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad=False, routing="uniform", skew=0.5):
     import deep_gemm
     from deep_gemm.kernels import sm90
     H, I = SHAPES[name]
-    x, w13, w2, idx, w, dy = layer_inputs(name, T, E, K)
+    x, w13, w2, idx, w, dy = layer_inputs(name, T, E, K, routing=routing, skew=skew)
     flops_f = 6 * T * K * H * I
+    busiest, empty = load_stats(idx, E)
     res = {"shape": name, "T": T, "E": E, "K": K, "H": H, "I": I, "variant": variant,
+           "routing": routing if routing == "uniform" else f"{routing} {skew:g}",
+           "busiest_expert_over_mean": busiest, "empty_experts": empty,
            "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS
                            if f"PK_SM90_VARIANT_{op}" in os.environ},
            "combine": os.environ.get("PK_MOE_COMBINE", "gather")}
@@ -452,6 +482,12 @@ def main():
     ap.add_argument("--experts", type=int, default=128)
     ap.add_argument("--topk", type=int, default=8)
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--routing", default="uniform", choices=ROUTINGS,
+                    help="uniform (the issue's setup) or skewed: experts' loads lognormal (see --skew); the library "
+                         "floor stays on balanced groups")
+    ap.add_argument("--skew", type=float, default=0.5,
+                    help="with --routing skewed: the spread of the experts' log-popularity (0 = uniform; 0.5: the "
+                         "busiest expert 3.3x the mean; 1: 7.7x)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--breakdown", action="store_true", help="also time each kernel alone")
     ap.add_argument("--main-grad", action="store_true",
@@ -462,6 +498,8 @@ def main():
                          "OP=V+OP=V (sets PK_SM90_VARIANT_<OP>; COMBINE=gather|scatter sets PK_MOE_COMBINE); "
                          "without it the environment is used as is")
     a = ap.parse_args()
+    if not a.skew >= 0:
+        ap.error(f"--skew must be >= 0, got {a.skew}")
     variants = [(v, parse_variant(v)) for v in a.variants.split(",")] if a.variants else [("env", None)]
     print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)
     ceiling = dense_ceiling(a.reps)
@@ -477,7 +515,8 @@ def main():
         for vname, settings in variants:
             if settings is not None:
                 set_variant_env(settings)
-            r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results, vname, first, a.main_grad)
+            r = run_shape(name, a.tokens, a.experts, a.topk, a.reps, results, vname, first, a.main_grad, a.routing,
+                          a.skew)
             first = first or r
             print(json.dumps(r), flush=True)
     print()
@@ -492,6 +531,9 @@ def main():
                   f"fwd {b['ours_fwd_ms'] / r['ours_fwd_ms']:.3f}x, fwd+bwd "
                   f"{b['ours_fwdbwd_ms'] / r['ours_fwdbwd_ms']:.3f}x |")
         print()
+    for r in results[:1]:
+        print(f"routing: {r['routing']}; busiest expert {r['busiest_expert_over_mean']:.2f}x the mean, "
+              f"{r['empty_experts']} experts empty (first shape)")
     print(f"| shape | variant | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | ours mega_moe "
           f"autograd fwd+bwd ms | torch fwd ms | torch fwd+bwd ms | speedup fwd / fwd+bwd | peak MiB ours / torch "
           f"| saved B/token |")
