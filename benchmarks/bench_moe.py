@@ -140,7 +140,8 @@ def expert_scores(T, E, routing, skew, g):
         raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
     if not skew >= 0:
         raise ValueError(f"skew must be a number >= 0, got {skew!r}")
-    b = torch.randn(E, device=g.device, generator=torch.Generator(device=g.device).manual_seed(2))
+    # the experts' popularity from a CPU generator: the same on every device (the loads then differ only by the noise)
+    b = torch.randn(E, generator=torch.Generator().manual_seed(2)).to(g.device)
     return skew * b - torch.log(-torch.log(u.clamp(1e-12, 1 - 1e-7)))
 
 
