@@ -499,7 +499,7 @@ def main():
                          "OP=V+OP=V (sets PK_SM90_VARIANT_<OP>; COMBINE=gather|scatter sets PK_MOE_COMBINE); "
                          "without it the environment is used as is")
     a = ap.parse_args()
-    if not a.skew >= 0:
+    if not a.skew >= 0:  # (expert_scores checks it too; here before any GPU work)
         ap.error(f"--skew must be >= 0, got {a.skew}")
     variants = [(v, parse_variant(v)) for v in a.variants.split(",")] if a.variants else [("env", None)]
     print(f"GPU: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)
@@ -532,9 +532,10 @@ def main():
                   f"fwd {b['ours_fwd_ms'] / r['ours_fwd_ms']:.3f}x, fwd+bwd "
                   f"{b['ours_fwdbwd_ms'] / r['ours_fwdbwd_ms']:.3f}x |")
         print()
-    for r in results[:1]:
+    if results:  # (every shape draws the same routing: the same seed and T, E, K)
+        r = results[0]
         print(f"routing: {r['routing']}; busiest expert {r['busiest_expert_over_mean']:.2f}x the mean, "
-              f"{r['empty_experts']} experts empty (first shape)")
+              f"{r['empty_experts']} experts empty")
     print(f"| shape | variant | ours fwd ms (TFLOP/s) | ours bwd ms | ours fwd+bwd ms (TFLOP/s) | ours mega_moe "
           f"autograd fwd+bwd ms | torch fwd ms | torch fwd+bwd ms | speedup fwd / fwd+bwd | peak MiB ours / torch "
           f"| saved B/token |")
