@@ -24,7 +24,8 @@ bulk-copy epilogue for GEMM1 / GEMM2 / DX / GEMM, and cooperative 128 x 256 tile
 (every PK_SM90_VARIANT_* and PK_MOE_COMBINE unset), "staged" (GEMM1 = 4, GEMM2 = DX = 3), "scatter"
 (PK_MOE_COMBINE=scatter: GEMM 2's epilogue adds w * row into an fp32 y with atomics instead of
 GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+' (A_LOAD=tma|cp_async sets
-PK_SM90_A_LOAD: how GEMM 2 and dX load their contiguous A rows), e.g.
+PK_SM90_A_LOAD: how GEMM 2 and dX load their contiguous A rows; WALK=balanced|plain sets PK_SM90_WGRAD_WALK:
+the order in which the weight gradients' CTAs walk their tiles), e.g.
 --variants default,GEMM2=3+DX=3,GEMM1=1,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
 for variants 1, 2 and 3, and GEMM 2 + combine against the scatter GEMM 2 (+ zeroing and the bf16
 conversion of y32). --main-grad adds a table of fwd+bwd with the weight gradients added into fp32 main_grad
@@ -45,26 +46,27 @@ SHAPES = {"30b": (2048, 768), "235b": (4096, 1536)}
 VARIANT_OPS = ("GEMM1", "GEMM2", "DH", "DX", "GEMM", "WGRAD")
 VARIANT_PRESETS = {"default": {}, "staged": {"GEMM1": "4", "GEMM2": "3", "DX": "3"},
                    "scatter": {"COMBINE": "scatter"}}
-COMBINE_MODES = ("gather", "scatter")  # PK_MOE_COMBINE (key COMBINE in a variant setting)
+# Settings that take a word instead of a variant id: key in a variant setting -> (environment variable, words).
+MODE_SETTINGS = {"COMBINE": ("PK_MOE_COMBINE", ("gather", "scatter")),
+                 "A_LOAD": ("PK_SM90_A_LOAD", ("tma", "cp_async")),
+                 "WALK": ("PK_SM90_WGRAD_WALK", ("balanced", "plain"))}
 
 
 def parse_variant(spec):
-    """'default' | 'staged' | 'scatter' | 'OP=V+OP=V' -> {OP: V} (OP = COMBINE: V in COMBINE_MODES)."""
+    """'default' | 'staged' | 'scatter' | 'OP=V+OP=V' -> {OP: V} (OP in VARIANT_OPS with a numeric V, or a key
+    of MODE_SETTINGS with one of its words)."""
     if spec in VARIANT_PRESETS:
         return dict(VARIANT_PRESETS[spec])
     out = {}
     for kv in spec.split("+"):
         op, _, v = kv.partition("=")
         op, v = op.strip().upper(), v.strip()
-        if op == "COMBINE" and v.lower() in COMBINE_MODES:
-            out[op] = v.lower()
-            continue
-        if op == "A_LOAD" and v.lower() in ("tma", "cp_async"):
+        if op in MODE_SETTINGS and v.lower() in MODE_SETTINGS[op][1]:
             out[op] = v.lower()
             continue
         if op not in VARIANT_OPS or not v.isdigit():
-            raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS}, "
-                             f"COMBINE=gather|scatter or A_LOAD=tma|cp_async)")
+            modes = ", ".join(f"{k}={'|'.join(w)}" for k, (_, w) in MODE_SETTINGS.items())
+            raise SystemExit(f"bad --variants entry {kv!r} (want OP=V, OP in {VARIANT_OPS}, or {modes})")
         out[op] = v
     return out
 
@@ -72,15 +74,10 @@ def parse_variant(spec):
 def set_variant_env(settings):
     for op in VARIANT_OPS:
         os.environ.pop(f"PK_SM90_VARIANT_{op}", None)
-    os.environ.pop("PK_MOE_COMBINE", None)
-    os.environ.pop("PK_SM90_A_LOAD", None)
+    for env, _ in MODE_SETTINGS.values():
+        os.environ.pop(env, None)
     for op, v in settings.items():
-        if op == "COMBINE":
-            os.environ["PK_MOE_COMBINE"] = v
-        elif op == "A_LOAD":
-            os.environ["PK_SM90_A_LOAD"] = v
-        else:
-            os.environ[f"PK_SM90_VARIANT_{op}"] = v
+        os.environ[MODE_SETTINGS[op][0] if op in MODE_SETTINGS else f"PK_SM90_VARIANT_{op}"] = v
 
 
 SUSTAINED_S = 3.0  # seconds each back-to-back measurement runs
@@ -260,7 +257,8 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad
            "busiest_expert_over_mean": busiest, "empty_experts": empty,
            "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS
                            if f"PK_SM90_VARIANT_{op}" in os.environ},
-           "combine": os.environ.get("PK_MOE_COMBINE", "gather")}
+           "combine": os.environ.get("PK_MOE_COMBINE", "gather"),
+           "wgrad_walk": os.environ.get("PK_SM90_WGRAD_WALK", "balanced")}
 
     def ours_fwd():
         r = deep_gemm.moe_routing(idx, E, validate=False)

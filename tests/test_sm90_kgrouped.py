@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from deep_gemm.kernels import NotSupportedHere
-from deep_gemm.kernels.sm90_kgrouped import VARIANTS, k_grouped_wgrad
+from deep_gemm.kernels.sm90_kgrouped import VARIANTS, group_order_by_rows, k_grouped_wgrad
 from deep_gemm.testing import rel_l2
 
 # Pipeline variants of the kernel (the `_variant` tuning argument): 0 = the entry point's default,
@@ -152,6 +152,26 @@ def test_unknown_variant_rejected():
         k_grouped_wgrad(*_cpu_args(), _variant=max(VARIANTS.values()) + 1)
 
 
+@pytest.mark.parametrize("order,exc,match", [
+    (torch.tensor([1, 0]), TypeError, "_group_order must have dtype int32"),
+    (torch.tensor([0, 1, 2], dtype=torch.int32), ValueError, "_group_order must have one entry a group"),
+    (torch.tensor([[0, 1]], dtype=torch.int32), ValueError, "_group_order must"),
+    (torch.tensor([1, 9, 0, 9], dtype=torch.int32)[::2], ValueError, "_group_order must be contiguous"),
+])
+def test_group_order_errors(order, exc, match):
+    with pytest.raises(exc, match=match):
+        k_grouped_wgrad(*_cpu_args(), _group_order=order)
+
+
+def test_group_order_by_rows():
+    # descending row count, ties in group order; empty groups last
+    off = torch.tensor([0, 5, 5, 12, 17, 18, 18, 25], dtype=torch.int32)  # counts 5 0 7 5 1 0 7
+    order = group_order_by_rows(off)
+    assert order.dtype == torch.int32
+    assert order.tolist() == [2, 6, 0, 3, 4, 1, 5]
+    assert group_order_by_rows(torch.tensor([0], dtype=torch.int32)).numel() == 0
+
+
 def test_cpu_and_odd_shapes_not_supported():
     with pytest.raises(NotSupportedHere):
         k_grouped_wgrad(*_cpu_args())
@@ -257,6 +277,45 @@ def test_default_pipelines(which, out_kind, rng):
 
         got, want = run(0), run(DEFAULT_PIPELINE[which, out_kind])
         assert torch.isfinite(got).all() and torch.equal(got, want), f"{which} {out_kind} at {M} x {N}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", ["dW2", "dW1"])
+def test_walk_orders_bitwise(which, rng):
+    # A tile's result does not depend on which CTA computes it, so every walk (group order, the balanced order,
+    # any permutation; full grids, and grids small enough to leave partial last rounds on both walks) gives the
+    # same bits in every pipeline; a tile computed twice or never would show as NaN or a difference.
+    counts = [300, 0, 17, 1000, 64, 129, 0, 5, 640, 1, 256, 77]
+    M, N = (512, 768) if which == "dW2" else (768, 512)
+    a, a_rows, b, b_rows, off, offsets = make_case(counts, M, N, gather_a=which == "dW2", gather_b=which == "dW1",
+                                                   extra_rows=13, gen=rng)
+    G = len(counts)
+    ref = reference_wgrad(a, a_rows, b, b_rows, offsets)
+    balanced = group_order_by_rows(off)
+    assert balanced[0].item() == 3 and balanced[-2:].tolist() == [1, 6]
+    shuffled = torch.randperm(G, generator=rng).to(torch.int32).cuda()
+    out0 = torch.randn(G, M, N, generator=rng).cuda()
+    bad = []
+    for v in ALL_VARIANTS:
+        for kind in OUT_KINDS:
+            outs = {}
+            for order_name, order in (("group", None), ("balanced", balanced), ("shuffled", shuffled)):
+                for max_ctas in (0, 6, 10):
+                    if kind == "fp32_accumulate":
+                        out = out0.clone()
+                    else:
+                        dt = torch.bfloat16 if kind == "bf16" else torch.float32
+                        out = torch.full((G, M, N), float("nan"), device="cuda", dtype=dt)
+                    k_grouped_wgrad(a, a_rows, b, b_rows, off, out, accumulate=kind == "fp32_accumulate",
+                                    _variant=v, _max_ctas=max_ctas, _group_order=order)
+                    outs[order_name, max_ctas] = out
+            base = outs["group", 0]
+            name = f"{VARIANT_NAMES[v]} {kind}"
+            want = ref + out0.double() if kind == "fp32_accumulate" else ref
+            if not torch.isfinite(base).all() or not rel_l2(base.float(), want) <= 1e-2:
+                bad.append(f"{name}: group order, full grid: wrong")
+            bad += [f"{name}: {k} differs" for k, o in outs.items() if not torch.equal(o, base)]
+    assert not bad, "; ".join(bad)
 
 
 @pytest.mark.gpu

@@ -171,7 +171,10 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # each group's tiles m-tile first (PK_SM90_TILE_ORDER=m; the default only for weights 16 or more
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},
-            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"}}
+            "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"},
+            # the weight gradients' tiles walked in expert order (PK_SM90_WGRAD_WALK=plain; the default walk is
+            # balanced: experts by descending row count, each round of the grid dealt forwards then backwards)
+            "wgrad_plain_walk": {"WGRAD_WALK": "plain"}}
 
 
 def _set_variant(monkeypatch, name):
@@ -180,10 +183,11 @@ def _set_variant(monkeypatch, name):
     monkeypatch.delenv("PK_MOE_COMBINE", raising=False)
     monkeypatch.delenv("PK_SM90_A_LOAD", raising=False)
     monkeypatch.delenv("PK_SM90_TILE_ORDER", raising=False)
+    monkeypatch.delenv("PK_SM90_WGRAD_WALK", raising=False)
     for op, v in VARIANTS[name].items():
         if op == "COMBINE":
             monkeypatch.setenv("PK_MOE_COMBINE", v)
-        elif op in ("A_LOAD", "TILE_ORDER"):
+        elif op in ("A_LOAD", "TILE_ORDER", "WGRAD_WALK"):
             monkeypatch.setenv(f"PK_SM90_{op}", v)
         else:
             monkeypatch.setenv(f"PK_SM90_VARIANT_{op}", v)

@@ -32,7 +32,7 @@ import torch
 
 from .._backend import backend_for, on_device, ptr, stream_of
 from . import NotSupportedHere
-from .sm90_kgrouped import k_grouped_bf16_gemm_tn_contiguous  # noqa: F401
+from .sm90_kgrouped import group_order_by_rows, k_grouped_bf16_gemm_tn_contiguous  # noqa: F401
 
 _BF16 = torch.bfloat16
 
@@ -117,6 +117,16 @@ def _a_tma() -> ctypes.c_int:
     return ctypes.c_int(int(mode == "tma"))
 
 
+def _balanced_wgrad_walk() -> bool:
+    """How the weight gradients' CTAs walk their tiles: PK_SM90_WGRAD_WALK=balanced (default: experts by
+    descending row count, each round of the grid dealt forwards then backwards, so that skewed routing does
+    not leave the CTAs holding the busiest experts' tiles finishing last) or plain (expert order; for A/B)."""
+    mode = os.environ.get("PK_SM90_WGRAD_WALK", "balanced").strip().lower() or "balanced"
+    if mode not in ("balanced", "plain"):
+        raise ValueError(f"PK_SM90_WGRAD_WALK must be 'balanced' or 'plain', got {mode!r}")
+    return mode == "balanced"
+
+
 def _c(t: torch.Tensor) -> torch.Tensor:
     return t if t.is_contiguous() else t.contiguous()
 
@@ -195,15 +205,16 @@ def _wgrad_grouped_mm(a, a_rows, b, b_rows, offsets, out):
     return out
 
 
-def _wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=False):
+def _wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=False, group_order=None):
     """out (fp32 or bf16) (+)= the k-grouped weight gradient; the native kernel writes either dtype
-    and accumulates in place; the fallbacks go through an fp32 temporary."""
+    and accumulates in place (its tiles walked in a balanced order given group_order, see
+    k_grouped_wgrad); the fallbacks go through an fp32 temporary."""
     mode = os.environ.get("PK_MOE_WGRAD", "native")
     if mode not in ("grouped_mm", "torch"):
         try:
             from .sm90_kgrouped import k_grouped_wgrad
             return k_grouped_wgrad(a, a_rows, b, b_rows, offsets, out, accumulate=accumulate,
-                                   _variant=_variant("WGRAD").value)
+                                   _variant=_variant("WGRAD").value, _group_order=group_order)
         except (ImportError, NotSupportedHere):
             pass
     tmp = torch.empty(out.shape, dtype=torch.float32, device=out.device)
@@ -265,11 +276,12 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
                  ptr(pair_to_sorted), ptr(None), ptr(dx), ptr(part), ctypes.c_int(parts), ptr(dtw), s)
     del dxs, part
     tok = torch.div(sorted_pair, K, rounding_mode="floor").to(torch.int32)
+    order = group_order_by_rows(offsets) if _balanced_wgrad_walk() else None
     dw13 = new_dw13()
-    _wgrad(dz, None, x, tok, offsets, dw13, acc13)
+    _wgrad(dz, None, x, tok, offsets, dw13, acc13, order)
     del dz
     dw2 = new_dw2()
-    _wgrad(dy, tok, hw, None, offsets, dw2, acc2)
+    _wgrad(dy, tok, hw, None, offsets, dw2, acc2, order)
     return dx, dw13, dw2, dtw
 
 

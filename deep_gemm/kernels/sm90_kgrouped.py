@@ -51,7 +51,7 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
                     b_rows: torch.Tensor | None, offsets: torch.Tensor, out: torch.Tensor,
                     accumulate: bool = False, *, _max_ctas: int = 0,
                     _block_n: int = 0, _use_tma: bool = True, _debug: int = 0,
-                    _variant: int = 0) -> torch.Tensor:
+                    _variant: int = 0, _group_order: torch.Tensor | None = None) -> torch.Tensor:
     """out[g] (+)= sum over reduction rows r of group g of a[a_rows[r]]^T (x) b[b_rows[r]], accumulated
     in fp32 and written as out's dtype (fp32, or bf16 rounded once: the parameter-dtype gradient
     without an fp32 copy and a cast; accumulate needs fp32).
@@ -70,6 +70,11 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     transposed (_debug bit 10 keeps the orientation); its identity side is shared by 4-CTA clusters for an
     accumulate where b's columns / 128 is a multiple of 4, else by 2-CTA pairs (_debug bit 11 forces 4, bit
     12 pairs).
+
+    _group_order (int32 [G] on the GPU, a permutation of 0..G-1 with the groups by descending row count, e.g.
+    group_order_by_rows(offsets); not checked on the device): the CTAs walk the tiles in a balanced order
+    (those groups' tiles first, each round of the grid dealt forwards then backwards), so that skewed groups
+    do not leave the CTAs that drew the busiest groups' tiles finishing last. None: the tiles in group order.
     """
     check_tensor("a", a, dtypes=(torch.bfloat16,), ndim=2)
     dev = a.device
@@ -87,6 +92,13 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     for name, rows in (("a_rows", a_rows), ("b_rows", b_rows)):
         if rows is not None:
             check_tensor(name, rows, dtypes=(torch.int32,), ndim=1, device=dev)
+    if _group_order is not None:
+        check_tensor("_group_order", _group_order, dtypes=(torch.int32,), ndim=1, device=dev)
+        if _group_order.numel() != offsets.numel() - 1:
+            raise ValueError(f"_group_order must have one entry a group ({offsets.numel() - 1}), "
+                             f"got {_group_order.numel()}")
+        if not _group_order.is_contiguous():
+            raise ValueError("_group_order must be contiguous")
     r_a = a_rows.numel() if a_rows is not None else a.shape[0]
     r_b = b_rows.numel() if b_rows is not None else b.shape[0]
     if r_a != r_b:
@@ -112,12 +124,18 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     lib = _lib(dev)
     with on_device(dev):
         lib.call(_ENTRY, ptr(a), ptr(a_rows), ctypes.c_int64(a.shape[0]), ptr(b), ptr(b_rows),
-                 ctypes.c_int64(b.shape[0]), ctypes.c_int64(r_a), ptr(offsets),
+                 ctypes.c_int64(b.shape[0]), ctypes.c_int64(r_a), ptr(offsets), ptr(_group_order),
                  ctypes.c_int(num_groups), ctypes.c_int(M), ctypes.c_int(N), ptr(out),
                  ctypes.c_int(int(out_bf16)), ctypes.c_int(1 if accumulate else 0), ctypes.c_int(int(_max_ctas)),
                  ctypes.c_int(int(_block_n)), ctypes.c_int(1 if _use_tma else 0),
                  ctypes.c_int(int(_debug)), ctypes.c_int(int(_variant)), stream_of(dev))
     return out
+
+
+def group_order_by_rows(offsets: torch.Tensor) -> torch.Tensor:
+    """The groups of offsets (int32 [G + 1]) by descending row count, ties in group order: int32 [G] on the
+    same device (no host sync), for k_grouped_wgrad's _group_order."""
+    return torch.argsort(offsets.diff(), descending=True, stable=True).to(torch.int32)
 
 
 def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch.Tensor, ks_cpu,

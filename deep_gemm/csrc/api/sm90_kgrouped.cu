@@ -238,6 +238,8 @@ void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas,
 // out[g] (+)= sum_{r in [offsets[g], offsets[g+1])} a[a_rows[r]]^T (x) b[b_rows[r]], fp32 accumulation.
 //   a: bf16 [a_num_rows, M]; a_rows: int32 [num_rows] or null (identity); likewise b, b_rows, N;
 //   offsets: int32 [num_groups + 1] on the device (never read on the host);
+//   group_order: int32 [num_groups] on the device, the groups by descending row count (a permutation of
+//   0..num_groups-1: the CTAs then walk the tiles in a balanced order, see walk_unit), or null (group order);
 //   out: [num_groups, M, N], fp32 (out_bf16 = 0) or bf16 (out_bf16 = 1: rounded once from the fp32
 //   accumulators); accumulate: 0 = overwrite, 1 = add (fp32 out only).
 //   max_ctas: 0 = one CTA per SM, else at most that many (for testing the persistent loop).
@@ -246,13 +248,14 @@ void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
 //          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered,
 //          in that swapped form bit 11: 4-CTA clusters, bit 12: 2-CTA pairs (default: 4 for an fp32
-//          accumulate where N / 128 % 4 == 0, else pairs); see the kernel header for the rest); 0 in normal use.
+//          accumulate where N / 128 % 4 == 0, else pairs)); see the kernel header for the rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19, 21 or 28 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
 PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t a_num_rows,
                                       const void* b, const int* b_rows, int64_t b_num_rows,
-                                      int64_t num_rows, const int* offsets, int num_groups, int M,
+                                      int64_t num_rows, const int* offsets, const int* group_order,
+                                      int num_groups, int M,
                                       int N, void* out, int out_bf16, int accumulate, int max_ctas,
                                       int block_n, int use_tma, int debug, int variant,
                                       void* stream) {
@@ -274,6 +277,7 @@ PK_EXPORT int pk_sm90_k_grouped_wgrad(const void* a, const int* a_rows, int64_t 
     p.b = static_cast<const __nv_bfloat16*>(b);
     p.b_rows = b_rows;
     p.offsets = offsets;
+    p.group_order = group_order;
     PK_REQUIRE(!(out_bf16 && accumulate), "a bf16 out cannot be accumulated into (use an fp32 out)");
     PK_REQUIRE(reinterpret_cast<uintptr_t>(out) % 16 == 0,
                "out must be 16-byte aligned (vector, bulk and TMA stores)");

@@ -16,7 +16,11 @@
 //                      its bf16 rounding.
 // Consumers store either straight from registers or through a shared-memory staging tile (`Pipe`
 // below: the pipeline shapes the entry point's `variant` picks).
-// Tiles (group, m-tile, n-tile) are walked statically: tile = blockIdx.x + i * gridDim.x.
+// Tiles (group, m-tile, n-tile) are walked statically: CTA (cluster) c takes slots c + i * step, in group
+// order or (given group_order) in a balanced order (`walk_unit`): groups by descending row count, each
+// round of `step` slots dealt forwards then backwards, so that every CTA's sum of tile depths is about
+// the mean however skewed the groups are (a tile's time is its group's row count; in group order the CTAs
+// that drew the busiest groups' tiles finish last).
 // Rows past a group's end (or with an out-of-range index) are zero-filled (cp.async src-size 0).
 #pragma once
 #include <cstdint>
@@ -127,6 +131,8 @@ struct Params {
   const __nv_bfloat16* b;   // [b_num_rows, N]
   const int* b_rows;        // [R] or nullptr
   const int* offsets;       // [G + 1], device
+  const int* group_order;   // [G], device: the groups by descending row count (a permutation of 0..G-1), or
+                            // nullptr: the plain walk (see walk_unit)
   float* out;               // [G, M, N] fp32, or nullptr when out_bf16 is set
   __nv_bfloat16* out_bf16;  // [G, M, N] bf16 (no accumulate): the parameter-dtype gradient written
                             // straight from the accumulators, instead of fp32 + a cast pass
@@ -246,14 +252,41 @@ struct TileInfo {
   int nch, rot;        // chunks; the tile walks chunks rot, rot+1, ..., wrapping at nch
 };
 
-// Scheduling unit -> this CTA's tile. With a cluster, the unit is CS neighbouring tiles along M (B
-// shared) or N (A shared), and `rank` picks the CTA's.
+// Group g's reduction rows [s, e), clipped to [0, R].
+__device__ __forceinline__ void group_rows(const Params& p, int g, int64_t& s, int64_t& e) {
+  s = __ldg(p.offsets + g);
+  e = __ldg(p.offsets + g + 1);
+  s = s < 0 ? 0 : (s > p.num_rows ? p.num_rows : s);
+  e = e < s ? s : (e > p.num_rows ? p.num_rows : e);
+}
+
+// The walk: CTA (cluster) c of a grid of `step` clusters takes the slots c + i * step. Plain (no
+// group_order): the slot is the unit, groups in their own order. Balanced: groups in group_order
+// (descending row count), and the odd rounds i that are whole dealt backwards (unit i * step + step - 1
+// - c), a last partial round forwards (so the unit is < num_units exactly when the slot is). The order
+// comes from global memory by __ldg: read from shared memory, it kept the 40-register producer of the
+// 128 x 384 tile from recomputing its tile's rows (ptxas could no longer rematerialize them) and spilled it.
+__device__ __forceinline__ bool balanced_walk(const Params& p) { return p.group_order != nullptr; }
+
+template <int CS>
+__device__ __forceinline__ int walk_unit(const Params& p, int slot) {
+  if (!balanced_walk(p)) return slot;
+  const int c = static_cast<int>(blockIdx.x) / CS, step = static_cast<int>(gridDim.x) / CS;
+  const int from_c = slot - c;  // i * step
+  const bool back = ((from_c / step) & 1) && from_c + step <= p.num_units;
+  return back ? slot + step - 1 - 2 * c : slot;
+}
+
+// Slot -> this CTA's tile. With a cluster, the unit is CS neighbouring tiles along M (B shared) or N
+// (A shared), and `rank` picks the CTA's.
 template <int BM, int BN, int CS, int BK = kBlockK>
-__device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int rank) {
+__device__ __forceinline__ TileInfo tile_info(const Params& p, int slot, int rank) {
   TileInfo t;
   const int per_group = p.units_m * p.units_n;
-  t.group = unit / per_group;
-  const int rem = unit - t.group * per_group;
+  const int unit = walk_unit<CS>(p, slot);
+  const int gi = unit / per_group;
+  t.group = balanced_walk(p) ? __ldg(p.group_order + gi) : gi;
+  const int rem = unit - gi * per_group;
   int mt = rem / p.units_n;
   int nt = rem - mt * p.units_n;
   if constexpr (CS > 1) {
@@ -262,12 +295,8 @@ __device__ __forceinline__ TileInfo tile_info(const Params& p, int unit, int ran
   }
   t.m0 = mt * BM;
   t.n0 = nt * BN;
-  int64_t s = __ldg(p.offsets + t.group), e = __ldg(p.offsets + t.group + 1);
-  s = s < 0 ? 0 : (s > p.num_rows ? p.num_rows : s);
-  e = e < s ? s : (e > p.num_rows ? p.num_rows : e);
-  t.start = s;
-  t.end = e;
-  t.nch = static_cast<int>((e - s + BK - 1) / BK);
+  group_rows(p, t.group, t.start, t.end);
+  t.nch = static_cast<int>((t.end - t.start + BK - 1) / BK);
   // Tiles of one group run at the same time and have the same length: started at the same
   // chunk they would all read the same rows at once (hot L2 lines). Each tile (pair) starts
   // at its own chunk instead; the sum is the same. All CTAs of a cluster share `unit`.
@@ -327,8 +356,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto stage_a = [&](int s) { return smem_base + s * Cfg::kStageBytes; };
   auto stage_b = [&](int s) { return smem_base + s * Cfg::kStageBytes + Cfg::kABytes; };
   const int rank = CS > 1 ? static_cast<int>(cluster_ctarank()) : 0;
-  const int unit0 = static_cast<int>(blockIdx.x) / CS;
-  const int unit_step = static_cast<int>(gridDim.x) / CS;
+  const int slot0 = static_cast<int>(blockIdx.x) / CS;
+  const int slot_step = static_cast<int>(gridDim.x) / CS;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -354,7 +383,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t swz = static_cast<uint32_t>((piece ^ (row_in & 7)) << 4);
     const uint32_t row_off = static_cast<uint32_t>(row_in) * kSpanBytes + swz;
 
-    int unit = unit0;
+    int slot = slot0;
     int chunk = 0;
     TileInfo ti;
     // Prefetch a gathered side's row indices of tile t into L1, one 128-byte line per thread
@@ -369,9 +398,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         asm volatile("prefetch.global.L1 [%0];" ::"l"(addr));
       }
     };
-    auto settle = [&]() {  // move (unit, chunk) to the next unit that has rows left
-      while (unit < p.num_units) {
-        ti = tile_info<BM, BN, CS, BK>(p, unit, rank);
+    auto settle = [&]() {  // move (slot, chunk) to the next slot that has rows left
+      while (slot < p.num_units) {
+        ti = tile_info<BM, BN, CS, BK>(p, slot, rank);
         if (static_cast<int64_t>(chunk) * BK < ti.end - ti.start) {
           if (chunk == 0) {  // entering this tile
             prefetch_rows(p.a_rows, ti);
@@ -379,7 +408,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           return;
         }
-        unit += unit_step;
+        slot += slot_step;
         chunk = 0;
       }
     };
@@ -442,21 +471,21 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     settle();
     int ia[kRowsPerThread], ib[kRowsPerThread];
-    if (unit < p.num_units) load_rows_lean(ti, chunk, ia, ib);
+    if (slot < p.num_units) load_rows_lean(ti, chunk, ia, ib);
     int s = 0;            // ring stage of this chunk
     uint32_t phase = 0;   // and its phase
-    while (unit < p.num_units) {
+    while (slot < p.num_units) {
       const TileInfo cur = ti;
       const int cur_chunk = chunk;
       // Advance (a new tile only past this one's last chunk) and load the next chunk's row
       // indices before waiting on the ring.
       if (++chunk >= ti.nch) {
-        unit += unit_step;
+        slot += slot_step;
         chunk = 0;
         settle();
       }
       int na[kRowsPerThread], nb[kRowsPerThread];
-      if (unit < p.num_units) load_rows_lean(ti, chunk, na, nb);
+      if (slot < p.num_units) load_rows_lean(ti, chunk, na, nb);
 
       mbar_wait(empty_bar(s), phase ^ 1u);
 
@@ -543,14 +572,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     };
-    if ((p.debug & 8) && (unit0 & 1) && unit0 < p.num_units) {
+    if ((p.debug & 8) && (slot0 & 1) && slot0 < p.num_units) {
       // Experiment: offset odd CTAs (clusters) by about half a tile so that the epilogues of
       // neighbouring CTAs, whose tiles have the same length, stop coinciding.
-      const TileInfo first = tile_info<BM, BN, CS, BK>(p, unit0, rank);
+      const TileInfo first = tile_info<BM, BN, CS, BK>(p, slot0, rank);
       for (int c = 0; c < num_chunks<BK>(first) * (BK / 64); c += 4) __nanosleep(1000);
     }
-    for (int unit = unit0; unit < p.num_units; unit += unit_step) {
-      const TileInfo ti = tile_info<BM, BN, CS, BK>(p, unit, rank);
+    for (int slot = slot0; slot < p.num_units; slot += slot_step) {
+      const TileInfo ti = tile_info<BM, BN, CS, BK>(p, slot, rank);
       const int nch = num_chunks<BK>(ti);
       if (P::DEFER_TAIL && nch == 0 && held_g >= 0) flush_held();  // no chunk to hide it behind
 #pragma unroll

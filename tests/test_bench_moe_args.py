@@ -1,4 +1,5 @@
-"""benchmarks/bench_moe.py's routings: uniform as before, skewed with lognormal expert loads, bad arguments named."""
+"""benchmarks/bench_moe.py's arguments: the routings (uniform as before, skewed with lognormal expert loads, bad
+arguments named) and the --variants settings."""
 import importlib.util
 import pathlib
 
@@ -50,3 +51,22 @@ def test_bad_arguments_are_named():
         routing("skewed", -1.0)
     with pytest.raises(ValueError, match="skew"):
         routing("skewed", float("nan"))
+
+
+def test_variant_settings(monkeypatch):
+    for env in ("PK_SM90_VARIANT_WGRAD", "PK_SM90_WGRAD_WALK", "PK_MOE_COMBINE", "PK_SM90_A_LOAD"):
+        monkeypatch.delenv(env, raising=False)
+    got = bench_moe.parse_variant("WGRAD=21+walk=Plain+COMBINE=scatter")
+    assert got == {"WGRAD": "21", "WALK": "plain", "COMBINE": "scatter"}
+    monkeypatch.setenv("PK_SM90_A_LOAD", "cp_async")  # a setting not listed is cleared
+    bench_moe.set_variant_env(got)
+    import os
+    assert os.environ["PK_SM90_VARIANT_WGRAD"] == "21" and os.environ["PK_SM90_WGRAD_WALK"] == "plain"
+    assert os.environ["PK_MOE_COMBINE"] == "scatter" and "PK_SM90_A_LOAD" not in os.environ
+    assert bench_moe.parse_variant("staged") == {"GEMM1": "4", "GEMM2": "3", "DX": "3"}
+
+
+@pytest.mark.parametrize("spec", ["WALK=sideways", "GEMM9=1", "DX=fast", "A_LOAD"])
+def test_bad_variant_settings_named(spec):
+    with pytest.raises(SystemExit, match="bad --variants entry"):
+        bench_moe.parse_variant(spec)
