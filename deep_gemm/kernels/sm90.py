@@ -32,7 +32,7 @@ import torch
 
 from .._backend import backend_for, on_device, ptr, stream_of
 from . import NotSupportedHere
-from .sm90_kgrouped import group_order_by_rows, k_grouped_bf16_gemm_tn_contiguous  # noqa: F401
+from .sm90_kgrouped import balanced_walk, group_order_by_rows, k_grouped_bf16_gemm_tn_contiguous  # noqa: F401
 
 _BF16 = torch.bfloat16
 
@@ -115,16 +115,6 @@ def _a_tma() -> ctypes.c_int:
     if mode not in ("tma", "cp_async"):
         raise ValueError(f"PK_SM90_A_LOAD must be 'tma' or 'cp_async', got {mode!r}")
     return ctypes.c_int(int(mode == "tma"))
-
-
-def _balanced_wgrad_walk() -> bool:
-    """How the weight gradients' CTAs walk their tiles: PK_SM90_WGRAD_WALK=balanced (default: experts by
-    descending row count, each round of the grid dealt forwards then backwards, so that skewed routing does
-    not leave the CTAs holding the busiest experts' tiles finishing last) or plain (expert order; for A/B)."""
-    mode = os.environ.get("PK_SM90_WGRAD_WALK", "balanced").strip().lower() or "balanced"
-    if mode not in ("balanced", "plain"):
-        raise ValueError(f"PK_SM90_WGRAD_WALK must be 'balanced' or 'plain', got {mode!r}")
-    return mode == "balanced"
 
 
 def _c(t: torch.Tensor) -> torch.Tensor:
@@ -276,7 +266,7 @@ def moe_backward(dy, x, topk_idx, topk_weights, w13, w2, routing, z_sorted, acti
                  ptr(pair_to_sorted), ptr(None), ptr(dx), ptr(part), ctypes.c_int(parts), ptr(dtw), s)
     del dxs, part
     tok = torch.div(sorted_pair, K, rounding_mode="floor").to(torch.int32)
-    order = group_order_by_rows(offsets) if _balanced_wgrad_walk() else None
+    order = group_order_by_rows(offsets) if balanced_walk() else None
     dw13 = new_dw13()
     _wgrad(dz, None, x, tok, offsets, dw13, acc13, order)
     del dz

@@ -11,6 +11,7 @@ offsets lives on the device and is never read on the host (no sync: CUDA-graph c
 from __future__ import annotations
 
 import ctypes
+import os
 
 import torch
 
@@ -132,6 +133,17 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
     return out
 
 
+def balanced_walk() -> bool:
+    """Whether the weight-gradient GEMMs walk their tiles in the balanced order (_group_order):
+    PK_SM90_WGRAD_WALK=balanced (the default: groups by descending row count, each round of the grid dealt
+    forwards then backwards, so that skewed groups do not leave the CTAs holding the busiest groups' tiles
+    finishing last) or plain (group order; for A/B)."""
+    mode = os.environ.get("PK_SM90_WGRAD_WALK", "balanced").strip().lower() or "balanced"
+    if mode not in ("balanced", "plain"):
+        raise ValueError(f"PK_SM90_WGRAD_WALK must be 'balanced' or 'plain', got {mode!r}")
+    return mode == "balanced"
+
+
 def group_order_by_rows(offsets: torch.Tensor) -> torch.Tensor:
     """The groups of offsets (int32 [G + 1]) by descending row count, ties in group order: int32 [G] on the
     same device (no host sync), for k_grouped_wgrad's _group_order."""
@@ -168,11 +180,17 @@ def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
         ends = [0]
         for k in ks:
             ends.append(ends[-1] + k)
-        offsets = torch.tensor(ends, dtype=torch.int32).to(dev, non_blocking=True)
+        # the balanced walk's order from the host sizes, in the same copy as the offsets
+        order = sorted(range(G), key=lambda g: -ks[g]) if balanced_walk() else []
+        host = torch.tensor(ends + order, dtype=torch.int32).to(dev, non_blocking=True)
+        offsets = host[:G + 1]
+        group_order = host[G + 1:] if order else None
     else:
         check_tensor("grouped_layout", grouped_layout, dtypes=(torch.int32,), shape=(G,), device=dev)
         offsets = torch.zeros(G + 1, dtype=torch.int32, device=dev)
         offsets[1:] = torch.cumsum(grouped_layout, 0, dtype=torch.int32)
+    if ks_cpu is None or use_psum_layout:
+        group_order = group_order_by_rows(offsets) if balanced_walk() else None
     accumulate = False
     if c is not None:
         check_tensor("c", c, dtypes=(torch.float32,), shape=tuple(d.shape), device=dev)
@@ -181,7 +199,7 @@ def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
         accumulate = True
     if d.data_ptr() % 16:  # a view at an odd offset: the kernel stores 16-byte vectors, so go through a copy
         tmp = d.clone() if accumulate else torch.empty_like(d)
-        k_grouped_wgrad(a, None, b, None, offsets, tmp, accumulate=accumulate)
+        k_grouped_wgrad(a, None, b, None, offsets, tmp, accumulate=accumulate, _group_order=group_order)
         d.copy_(tmp)
         return
-    k_grouped_wgrad(a, None, b, None, offsets, d, accumulate=accumulate)
+    k_grouped_wgrad(a, None, b, None, offsets, d, accumulate=accumulate, _group_order=group_order)
