@@ -25,7 +25,7 @@ bulk-copy epilogue for GEMM1 / GEMM2 / DX / GEMM, and cooperative 128 x 256 tile
 (PK_MOE_COMBINE=scatter: GEMM 2's epilogue adds w * row into an fp32 y with atomics instead of
 GEMM 2 + the gather-sum combine), or explicit OP=V pairs joined by '+' (A_LOAD=tma|cp_async sets
 PK_SM90_A_LOAD: how GEMM 2 and dX load their contiguous A rows; WALK=balanced|plain sets PK_SM90_WGRAD_WALK:
-the order in which the weight gradients' CTAs walk their tiles), e.g.
+the order in which the weight gradients' CTAs walk their tiles, plain by default), e.g.
 --variants default,GEMM2=3+DX=3,GEMM1=1,COMBINE=scatter+GEMM2=2. --breakdown times each kernel alone
 for variants 1, 2 and 3, and GEMM 2 + combine against the scatter GEMM 2 (+ zeroing and the bf16
 conversion of y32). --main-grad adds a table of fwd+bwd with the weight gradients added into fp32 main_grad
@@ -258,7 +258,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad
            "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS
                            if f"PK_SM90_VARIANT_{op}" in os.environ},
            "combine": os.environ.get("PK_MOE_COMBINE", "gather"),
-           "wgrad_walk": os.environ.get("PK_SM90_WGRAD_WALK", "balanced")}
+           "wgrad_walk": os.environ.get("PK_SM90_WGRAD_WALK", "plain")}
 
     def ours_fwd():
         r = deep_gemm.moe_routing(idx, E, validate=False)

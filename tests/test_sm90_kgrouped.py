@@ -163,6 +163,17 @@ def test_group_order_errors(order, exc, match):
         k_grouped_wgrad(*_cpu_args(), _group_order=order)
 
 
+def test_walk_switch(monkeypatch):
+    from deep_gemm.kernels.sm90_kgrouped import balanced_walk
+    monkeypatch.delenv("PK_SM90_WGRAD_WALK", raising=False)
+    assert balanced_walk() is False
+    monkeypatch.setenv("PK_SM90_WGRAD_WALK", " Balanced ")
+    assert balanced_walk() is True
+    monkeypatch.setenv("PK_SM90_WGRAD_WALK", "zigzag")
+    with pytest.raises(ValueError, match="PK_SM90_WGRAD_WALK must be 'balanced' or 'plain'"):
+        balanced_walk()
+
+
 def test_group_order_by_rows():
     # descending row count, ties in group order; empty groups last
     off = torch.tensor([0, 5, 5, 12, 17, 18, 18, 25], dtype=torch.int32)  # counts 5 0 7 5 1 0 7

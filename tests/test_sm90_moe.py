@@ -172,9 +172,10 @@ VARIANTS = {"pp192": {"GEMM2": "4", "DX": "4"},
             # n-blocks wide, wider than these cases), alone and with the 2-CTA pairs (a unit is an m-tile pair)
             "m_first": {"TILE_ORDER": "m"},
             "m_first_cluster": {"GEMM1": "20", "GEMM2": "19", "DX": "19", "DH": "19", "TILE_ORDER": "m"},
-            # the weight gradients' tiles walked in expert order (PK_SM90_WGRAD_WALK=plain; the default walk is
-            # balanced: experts by descending row count, each round of the grid dealt forwards then backwards)
-            "wgrad_plain_walk": {"WGRAD_WALK": "plain"}}
+            # the weight gradients' tiles walked in the balanced order (PK_SM90_WGRAD_WALK=balanced: experts by
+            # descending row count, each round of the grid dealt forwards then backwards; the default walks them in
+            # expert order)
+            "wgrad_balanced_walk": {"WGRAD_WALK": "balanced"}}
 
 
 def _set_variant(monkeypatch, name):
