@@ -248,7 +248,7 @@ void launch_swapped(int variant, Params p, const CUtensorMap& map, int max_ctas,
 //          bit 8: 256 x 128 cluster tiles when A is the TMA side, bit 9: 128 x 256 cluster
 //          tiles sharing A along N, bit 10: no operand swap for an out with A identity and B gathered,
 //          in that swapped form bit 11: 4-CTA clusters, bit 12: 2-CTA pairs (default: 4 for an fp32
-//          accumulate where N / 128 % 4 == 0, else pairs)); see the kernel header for the rest); 0 in normal use.
+//          accumulate where N / 128 % 4 == 0, else pairs); see the kernel header for the rest); 0 in normal use.
 //   block_n: 0 = choose (256 when N % 256 == 0, else 128), or 128 / 256 to force (tests, tuning).
 //   variant: pipeline shape, 0 = the default for the out dtype, else 8, 10, 12, 13, 16, 19, 21 or 28 (see above).
 // Needs M % 128 == 0 and N % 128 == 0 (status kNotSupported otherwise).
