@@ -28,10 +28,5 @@ for k in "${kinds[@]}"; do
   [ -n "${flag[$k]:-}" ] || { echo "unknown kind $k (one of: ${all[*]})" >&2; exit 2; }
 done
 for k in "${kinds[@]}"; do
-  dir=.device/diag_$k
-  rm -rf "$dir" && mkdir -p "$dir"
-  git ls-files -co --exclude-standard | tar -cf - -T - | tar -x -C "$dir"
-  (cd "$dir" && cmake -G Ninja -S . -B build/final -DPython_EXECUTABLE="${PYTHON:-python3}" -DPK_ARCHS=90a \
-     -DPK_NVCC_FLAGS="-D${flag[$k]}" > build.log && ninja -C build/final >> build.log)
-  echo "$dir/build/final"
+  NVCC_FLAGS="-D${flag[$k]}" bash ci/build_device_library.sh "diag_$k"
 done

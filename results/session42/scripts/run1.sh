@@ -13,6 +13,7 @@
 # -0.08, dW1 -0.05..-0.07, so 30B fwd+bwd -0.10..-0.15 ms (-1.5..-2 %); 235B -0.03..-0.08 ms (-0.1..-0.3 %). Uniform
 # (plain walk 1.033 / 1.017 at 30B): within +-0.5 % at both shapes (argsort of the 128 expert counts: ~5-10 us of GPU
 # time a backward). Forward unchanged (the walk is only the weight gradients').
+# Build: `PYTHON=<venv>/bin/python JOBS=8 bash ci/build_device_library.sh walk42` (main at or after this script).
 # Run: `bash results/session42/scripts/run1.sh 2>&1 | tail -45`, carry [".device/walk42/build/final"].
 export B=${B:-.device/walk42/build/final}
 source ci/device_run_lib.sh
