@@ -494,7 +494,7 @@ def main():
                          "(ours and torch; 4*E*3*H*I bytes more memory)")
     ap.add_argument("--variants", default=None,
                     help="comma-separated kernel-variant settings to time: default, staged, scatter, or "
-                         "OP=V+OP=V (sets PK_SM90_VARIANT_<OP>; COMBINE=gather|scatter sets PK_MOE_COMBINE); "
+                         "OP=V+OP=V (sets PK_SM90_VARIANT_<OP>; COMBINE=, A_LOAD= and WALK= set the variables of MODE_SETTINGS); "
                          "without it the environment is used as is")
     a = ap.parse_args()
     if not a.skew >= 0:  # (expert_scores checks it too; here before any GPU work)

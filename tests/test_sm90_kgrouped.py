@@ -476,8 +476,7 @@ def test_graph_capture_no_host_sync(variant, rng):
                                   "d_offset_c_is_d"])
 def test_public_k_grouped_bf16_gemm_tn_contiguous(mode, walk, rng, monkeypatch):
     """d_offset*: d is a view at storage offset 1 (only 4-byte aligned): the wrapper goes through an
-    aligned copy (the kernel refuses such an out). walk: PK_SM90_WGRAD_WALK (the balanced order from the host
-    sizes with ks_cpu, else from the device offsets)."""
+    aligned copy (the kernel refuses such an out). walk: PK_SM90_WGRAD_WALK."""
     monkeypatch.setenv("PK_SM90_WGRAD_WALK", walk)
     import deep_gemm.gemm as dg
     from deep_gemm.kernels.sm90_kgrouped import k_grouped_bf16_gemm_tn_contiguous as native

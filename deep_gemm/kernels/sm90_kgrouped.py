@@ -181,17 +181,12 @@ def k_grouped_bf16_gemm_tn_contiguous(a: torch.Tensor, b: torch.Tensor, d: torch
         ends = [0]
         for k in ks:
             ends.append(ends[-1] + k)
-        # the balanced walk's order from the host sizes, in the same copy as the offsets
-        order = sorted(range(G), key=lambda g: -ks[g]) if balanced_walk() else []
-        host = torch.tensor(ends + order, dtype=torch.int32).to(dev, non_blocking=True)
-        offsets = host[:G + 1]
-        group_order = host[G + 1:] if order else None
+        offsets = torch.tensor(ends, dtype=torch.int32).to(dev, non_blocking=True)
     else:
         check_tensor("grouped_layout", grouped_layout, dtypes=(torch.int32,), shape=(G,), device=dev)
         offsets = torch.zeros(G + 1, dtype=torch.int32, device=dev)
         offsets[1:] = torch.cumsum(grouped_layout, 0, dtype=torch.int32)
-    if ks_cpu is None or use_psum_layout:
-        group_order = group_order_by_rows(offsets) if balanced_walk() else None
+    group_order = group_order_by_rows(offsets) if balanced_walk() else None
     accumulate = False
     if c is not None:
         check_tensor("c", c, dtypes=(torch.float32,), shape=tuple(d.shape), device=dev)
