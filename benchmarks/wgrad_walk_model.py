@@ -21,15 +21,19 @@ from bench_moe import SHAPES, expert_scores  # noqa: E402
 E, K = 128, 8
 
 
+def pair_of(i, n, pairs, zigzag=True):
+    """The pair that takes the i-th of n units: round r = i // pairs to pairs 0..P-1, backwards on odd whole
+    rounds when zigzag (the kernel's `balanced_unit` in csrc/sm90/kgrouped_walk.cuh; tests/test_sm90_kgrouped.py
+    checks the two agree)."""
+    r, pos = divmod(i, pairs)
+    return pairs - 1 - pos if zigzag and r % 2 and (r + 1) * pairs <= n else pos
+
+
 def busiest_over_mean(cost, order, pairs, zigzag):
-    """cost[u] per unit; units dealt in `order`, round r to pairs 0..P-1 (backwards on odd whole rounds)."""
+    """cost[u] per unit; units dealt in `order` (see pair_of)."""
     loads = [0.0] * pairs
-    whole = len(order) // pairs
     for i, u in enumerate(order):
-        r, pos = divmod(i, pairs)
-        if zigzag and r % 2 and r < whole:
-            pos = pairs - 1 - pos
-        loads[pos] += cost[u]
+        loads[pair_of(i, len(order), pairs, zigzag)] += cost[u]
     return max(loads) / (sum(cost) / pairs)
 
 

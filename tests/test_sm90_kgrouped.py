@@ -1,4 +1,10 @@
 """Hopper k-grouped weight-gradient GEMM (deep_gemm/kernels/sm90_kgrouped.py) against float64."""
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+
 import pytest
 import torch
 
@@ -172,6 +178,49 @@ def test_walk_switch(monkeypatch):
     monkeypatch.setenv("PK_SM90_WGRAD_WALK", "zigzag")
     with pytest.raises(ValueError, match="PK_SM90_WGRAD_WALK must be 'balanced' or 'plain'"):
         balanced_walk()
+
+
+_ROOT = pathlib.Path(__file__).resolve().parents[1]
+_WALK_MAIN = r"""
+#include <cstdio>
+#include "kgrouped_walk.cuh"
+int main() {  // per (clusters, units): the cluster that takes each unit, -1 if none
+  for (int step = 1; step <= 13; ++step)
+    for (int n = 0; n <= 5 * step + 3; ++n) {
+      std::printf("%d %d", step, n);
+      for (int u = 0; u < n; ++u) {
+        int who = -1;
+        for (int c = 0; c < step; ++c)
+          for (int slot = c; slot < n; slot += step)
+            if (pk::sm90::kgrouped::balanced_unit(slot, c, step, n) == u) who = who == -1 ? c : -2;
+        std::printf(" %d", who);
+      }
+      std::printf("\n");
+    }
+}
+"""
+
+
+def test_balanced_walk_deals_as_modelled(tmp_path):
+    # The kernel's own walk function (csrc/sm90/kgrouped_walk.cuh, built here by the host compiler): each unit is
+    # taken by exactly one cluster, the one benchmarks/wgrad_walk_model.py's pair_of names (-1: by none, -2: twice).
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        pytest.skip("no host C++ compiler (set CXX)")
+    src, exe = tmp_path / "walk.cpp", tmp_path / "walk"
+    src.write_text(_WALK_MAIN)
+    subprocess.run([cxx, "-std=c++17", "-O1", "-I", str(_ROOT / "deep_gemm/csrc/sm90"), str(src), "-o", str(exe)],
+                   check=True)
+    spec = importlib.util.spec_from_file_location("wgrad_walk_model", _ROOT / "benchmarks/wgrad_walk_model.py")
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
+    assert len(lines) == sum(5 * s + 4 for s in range(1, 14))
+    for line in lines:
+        step, n, *who = map(int, line.split())
+        assert who == [model.pair_of(u, n, step) for u in range(n)], f"{step} clusters, {n} units"
+    # the zigzag is real: with 3 clusters and 6 units, cluster 0 takes units 0 and 5
+    assert lines[[tuple(map(int, l.split()[:2])) for l in lines].index((3, 6))].split()[2:] == "0 1 2 2 1 0".split()
 
 
 def test_group_order_by_rows():

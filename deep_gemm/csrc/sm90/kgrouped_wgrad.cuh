@@ -31,6 +31,7 @@
 #include <cute/arch/mma_sm90_gmma.hpp>
 #include "cluster.cuh"
 #include "epilogue.cuh"  // StagedTile (staged bf16 epilogue); ptx.cuh: pack_bf16x2
+#include "kgrouped_walk.cuh"
 
 namespace pk::sm90::kgrouped {
 
@@ -262,19 +263,15 @@ __device__ __forceinline__ void group_rows(const Params& p, int g, int64_t& s, i
 
 // The walk: CTA (cluster) c of a grid of `step` clusters takes the slots c + i * step. Plain (no
 // group_order): the slot is the unit, groups in their own order. Balanced: groups in group_order
-// (descending row count), and the odd rounds i that are whole dealt backwards (unit i * step + step - 1
-// - c), a last partial round forwards (so the unit is < num_units exactly when the slot is). The order
-// comes from global memory by __ldg: read from shared memory, it kept the 40-register producer of the
+// (descending row count), the rounds dealt forwards and backwards (balanced_unit, kgrouped_walk.cuh). The
+// order comes from global memory by __ldg: read from shared memory, it kept the 40-register producer of the
 // 128 x 384 tile from recomputing its tile's rows (ptxas could no longer rematerialize them) and spilled it.
 __device__ __forceinline__ bool balanced_walk(const Params& p) { return p.group_order != nullptr; }
 
 template <int CS>
 __device__ __forceinline__ int walk_unit(const Params& p, int slot) {
   if (!balanced_walk(p)) return slot;
-  const int c = static_cast<int>(blockIdx.x) / CS, step = static_cast<int>(gridDim.x) / CS;
-  const int from_c = slot - c;  // i * step
-  const bool back = ((from_c / step) & 1) && from_c + step <= p.num_units;
-  return back ? slot + step - 1 - 2 * c : slot;
+  return balanced_unit(slot, static_cast<int>(blockIdx.x) / CS, static_cast<int>(gridDim.x) / CS, p.num_units);
 }
 
 // Slot -> this CTA's tile. With a cluster, the unit is CS neighbouring tiles along M (B shared) or N
