@@ -248,6 +248,7 @@ def main_grad_times(x, idx, w, w13, w2, dy, torch_leaves, torch_fb, reps, torch_
 def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad=False, routing="uniform", skew=0.5):
     import deep_gemm
     from deep_gemm.kernels import sm90
+    from deep_gemm.kernels.sm90_kgrouped import balanced_walk
     H, I = SHAPES[name]
     x, w13, w2, idx, w, dy = layer_inputs(name, T, E, K, routing=routing, skew=skew)
     flops_f = 6 * T * K * H * I
@@ -258,7 +259,7 @@ def run_shape(name, T, E, K, reps, out, variant="env", torch_res=None, main_grad
            "variant_env": {op: os.environ[f"PK_SM90_VARIANT_{op}"] for op in VARIANT_OPS
                            if f"PK_SM90_VARIANT_{op}" in os.environ},
            "combine": os.environ.get("PK_MOE_COMBINE", "gather"),
-           "wgrad_walk": os.environ.get("PK_SM90_WGRAD_WALK", "plain")}
+           "wgrad_walk": "balanced" if balanced_walk() else "plain"}
 
     def ours_fwd():
         r = deep_gemm.moe_routing(idx, E, validate=False)

@@ -70,19 +70,3 @@ def test_variant_settings(monkeypatch):
 def test_bad_variant_settings_named(spec):
     with pytest.raises(SystemExit, match="bad --variants entry"):
         bench_moe.parse_variant(spec)
-
-
-_wspec = importlib.util.spec_from_file_location("wgrad_walk_model", _dir / "wgrad_walk_model.py")
-wgrad_walk_model = importlib.util.module_from_spec(_wspec)
-_wspec.loader.exec_module(wgrad_walk_model)
-
-
-def test_walk_model():
-    model = wgrad_walk_model.busiest_over_mean
-    assert model([1.0] * 12, list(range(12)), 4, False) == 1.0
-    # costs by descending size dealt in rounds of 2: plain gives pair 0 the two big ones, the zigzag evens them
-    cost = [4.0, 3.0, 2.0, 1.0]
-    assert model(cost, [0, 1, 2, 3], 2, False) == 6.0 / 5.0
-    assert model(cost, [0, 1, 2, 3], 2, True) == 1.0
-    # a partial last round goes forwards: units 0..4 over 2 pairs, round 2 (unit 4) to pair 0
-    assert model([1.0, 1.0, 1.0, 1.0, 2.0], list(range(5)), 2, True) == 4.0 / 3.0

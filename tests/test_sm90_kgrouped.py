@@ -201,6 +201,24 @@ int main() {  // per (clusters, units): the cluster that takes each unit, -1 if 
 """
 
 
+def _walk_model():
+    spec = importlib.util.spec_from_file_location("wgrad_walk_model", _ROOT / "benchmarks/wgrad_walk_model.py")
+    model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model)
+    return model
+
+
+def test_walk_model():
+    model = _walk_model().busiest_over_mean
+    assert model([1.0] * 12, list(range(12)), 4, False) == 1.0
+    # costs by descending size dealt in rounds of 2: plain gives pair 0 the two big ones, the zigzag evens them
+    cost = [4.0, 3.0, 2.0, 1.0]
+    assert model(cost, [0, 1, 2, 3], 2, False) == 6.0 / 5.0
+    assert model(cost, [0, 1, 2, 3], 2, True) == 1.0
+    # a partial last round goes forwards: units 0..4 over 2 pairs, round 2 (unit 4) to pair 0
+    assert model([1.0, 1.0, 1.0, 1.0, 2.0], list(range(5)), 2, True) == 4.0 / 3.0
+
+
 def test_balanced_walk_deals_as_modelled(tmp_path):
     # The kernel's own walk function (csrc/sm90/kgrouped_walk.cuh, built here by the host compiler): each unit is
     # taken by exactly one cluster, the one benchmarks/wgrad_walk_model.py's pair_of names (-1: by none, -2: twice).
@@ -211,9 +229,7 @@ def test_balanced_walk_deals_as_modelled(tmp_path):
     src.write_text(_WALK_MAIN)
     subprocess.run([cxx, "-std=c++17", "-O1", "-I", str(_ROOT / "deep_gemm/csrc/sm90"), str(src), "-o", str(exe)],
                    check=True)
-    spec = importlib.util.spec_from_file_location("wgrad_walk_model", _ROOT / "benchmarks/wgrad_walk_model.py")
-    model = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(model)
+    model = _walk_model()
     lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
     assert len(lines) == sum(5 * s + 4 for s in range(1, 14))
     for line in lines:

@@ -98,8 +98,6 @@ def k_grouped_wgrad(a: torch.Tensor, a_rows: torch.Tensor | None, b: torch.Tenso
         if _group_order.numel() != offsets.numel() - 1:
             raise ValueError(f"_group_order must have one entry a group ({offsets.numel() - 1}), "
                              f"got {_group_order.numel()}")
-        if not _group_order.is_contiguous():
-            raise ValueError("_group_order must be contiguous")
     r_a = a_rows.numel() if a_rows is not None else a.shape[0]
     r_b = b_rows.numel() if b_rows is not None else b.shape[0]
     if r_a != r_b:
